@@ -1,0 +1,14 @@
+import type { Deps } from '../src/deps.js';
+import { readDocAsset } from '../src/docs/swagger-ui.js';
+import type { Input, Result } from '../src/http/contract.js';
+
+/** GET /docs/{asset}: one Swagger UI file. */
+export async function getApiDocsAsset(input: Input<'getApiDocsAsset'>, _deps: Deps): Promise<Result<'getApiDocsAsset'>> {
+  const asset = readDocAsset(input.path.asset);
+  return {
+    status: 200,
+    contentType: asset.mediaType,
+    body: asset.data,
+    headers: { 'Cache-Control': 'public, max-age=86400', ETag: asset.etag },
+  } as Result<'getApiDocsAsset'>;
+}

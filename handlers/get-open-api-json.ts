@@ -1,0 +1,12 @@
+import type { Deps } from '../src/deps.js';
+import type { components } from '../generated/openapi.js';
+import type { Input, Result } from '../src/http/contract.js';
+
+/** GET /openapi.json: the contract as JSON. */
+export async function getOpenApiJson(_input: Input<'getOpenApiJson'>, deps: Deps): Promise<Result<'getOpenApiJson'>> {
+  return {
+    status: 200,
+    body: deps.contract.document as unknown as components['schemas']['OpenApiDocument'],
+    headers: { 'Cache-Control': 'public, max-age=300', ETag: deps.contract.jsonEtag },
+  };
+}

@@ -1,0 +1,12 @@
+import type { Deps } from '../src/deps.js';
+import type { Input, Result } from '../src/http/contract.js';
+
+/** GET /openapi.yaml: the contract as written. */
+export async function getOpenApiYaml(_input: Input<'getOpenApiYaml'>, deps: Deps): Promise<Result<'getOpenApiYaml'>> {
+  return {
+    status: 200,
+    contentType: 'application/yaml',
+    body: deps.contract.yaml,
+    headers: { 'Cache-Control': 'public, max-age=300', ETag: deps.contract.yamlEtag },
+  };
+}

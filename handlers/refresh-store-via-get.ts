@@ -1,0 +1,8 @@
+import type { Deps } from '../src/deps.js';
+import type { Input, Result } from '../src/http/contract.js';
+import { refresh } from '../src/store/refresh.js';
+
+/** GET /api/refresh: the same as POST, scope from the query. */
+export async function refreshStoreViaGet(input: Input<'refreshStoreViaGet'>, deps: Deps): Promise<Result<'refreshStoreViaGet'>> {
+  return { status: 200, body: refresh(input.query, deps) };
+}

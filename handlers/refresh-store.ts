@@ -1,0 +1,9 @@
+import type { Deps } from '../src/deps.js';
+import type { Input, Result } from '../src/http/contract.js';
+import { refresh } from '../src/store/refresh.js';
+
+/** POST /api/refresh: scope from the JSON body or the query (body values win). */
+export async function refreshStore(input: Input<'refreshStore'>, deps: Deps): Promise<Result<'refreshStore'>> {
+  const outcome = refresh({ ...input.query, ...(input.body ?? {}) }, deps);
+  return { status: 200, body: outcome };
+}

@@ -1,0 +1,152 @@
+import path from 'node:path';
+
+/** Validated, frozen server configuration (design.md section 2). */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly klsMode: 'local' | 'store';
+  readonly klsDir: string;
+  /** True when neither KLS_DIR nor KLS_MODE=store was given: the demo data is generated on first start. */
+  readonly demo: boolean;
+  readonly s3: {
+    readonly endpoint: string | null;
+    readonly bucket: string | null;
+    readonly prefix: string;
+    readonly accessKey: string | null;
+    readonly secretKey: string | null;
+    readonly region: string;
+  };
+  readonly storeConcurrency: number;
+  readonly appDbPath: string;
+  readonly afsDir: string;
+  readonly logoDir: string;
+  readonly gitWorkspacesDir: string | null;
+  readonly githubApiUrl: string;
+  readonly githubToken: string | null;
+  readonly driftTimeoutMs: number;
+  readonly anthropicApiKey: string | null;
+  readonly anthropicBaseUrl: string | null;
+  readonly narrativeModel: string;
+  readonly signalCheckerCmd: string | null;
+  readonly signalCompilerCmd: string | null;
+  readonly responseValidation: boolean;
+  readonly corsOrigins: readonly string[];
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+/** Thrown by loadConfig; the message is one line naming every bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_NARRATIVE_MODEL = 'claude-sonnet-4-5';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads every variable of design.md section 2 from `env`, validates them together, and returns a frozen Config. */
+export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
+  const problems: string[] = [];
+  const text = (name: string): string | null => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? null : value.trim();
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = text(name);
+    if (raw === null) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = text(name);
+    if (raw === null) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+      return fallback;
+    }
+    return raw as T;
+  };
+  const url = (name: string, fallback: string | null): string | null => {
+    const raw = text(name);
+    if (raw === null) return fallback;
+    try {
+      const parsed = new URL(raw);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+      return raw.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be an http(s) URL (got "${raw}")`);
+      return fallback;
+    }
+  };
+  const dir = (value: string): string => path.resolve(cwd, value);
+
+  const port = integer('PORT', 8080, 0, 65535);
+  const host = text('HOST') ?? '127.0.0.1';
+  const dataDir = dir(text('DATA_DIR') ?? './data');
+  const klsMode = oneOf('KLS_MODE', ['local', 'store'] as const, 'local');
+  const klsDirRaw = text('KLS_DIR');
+  const klsDir = klsDirRaw === null ? path.join(dataDir, 'kls') : dir(klsDirRaw);
+
+  const endpoint = url('S3_ENDPOINT', null);
+  const bucket = text('S3_BUCKET');
+  let prefix = text('S3_PREFIX') ?? '';
+  if (prefix !== '' && !prefix.endsWith('/')) prefix += '/';
+  if (klsMode === 'store') {
+    if (endpoint === null && text('S3_ENDPOINT') === null) problems.push('S3_ENDPOINT is required when KLS_MODE=store');
+    if (bucket === null) problems.push('S3_BUCKET is required when KLS_MODE=store');
+    else if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) problems.push(`S3_BUCKET is not a valid bucket name (got "${bucket}")`);
+  }
+
+  const appDbUrl = text('APP_DB_URL') ?? `sqlite:${path.join(dataDir, 'app.sqlite')}`;
+  let appDbPath = path.join(dataDir, 'app.sqlite');
+  if (!appDbUrl.startsWith('sqlite:') || appDbUrl.length <= 'sqlite:'.length) {
+    problems.push(`APP_DB_URL must have the form sqlite:<path> (got "${appDbUrl}")`);
+  } else {
+    appDbPath = dir(appDbUrl.slice('sqlite:'.length));
+  }
+
+  const config: Config = {
+    port,
+    host,
+    dataDir,
+    klsMode,
+    klsDir,
+    demo: klsMode === 'local' && klsDirRaw === null,
+    s3: {
+      endpoint,
+      bucket,
+      prefix,
+      accessKey: text('S3_ACCESS_KEY'),
+      secretKey: text('S3_SECRET_KEY'),
+      region: text('S3_REGION') ?? 'us-east-1',
+    },
+    storeConcurrency: integer('STORE_CONCURRENCY', 4, 1, 64),
+    appDbPath,
+    afsDir: dir(text('AFS_DIR') ?? path.join(dataDir, 'afs')),
+    logoDir: dir(text('LOGO_DIR') ?? path.join(dataDir, 'logos')),
+    gitWorkspacesDir: text('GIT_WORKSPACES_DIR') === null ? null : dir(text('GIT_WORKSPACES_DIR') as string),
+    githubApiUrl: url('GITHUB_API_URL', 'https://api.github.com') ?? 'https://api.github.com',
+    githubToken: text('GITHUB_TOKEN'),
+    driftTimeoutMs: integer('DRIFT_TIMEOUT_MS', 10_000, 100, 120_000),
+    anthropicApiKey: text('ANTHROPIC_API_KEY'),
+    anthropicBaseUrl: url('ANTHROPIC_BASE_URL', null),
+    narrativeModel: text('NARRATIVE_MODEL') ?? DEFAULT_NARRATIVE_MODEL,
+    signalCheckerCmd: text('SIGNAL_CHECKER_CMD'),
+    signalCompilerCmd: text('SIGNAL_COMPILER_CMD'),
+    responseValidation: oneOf('RESPONSE_VALIDATION', ['on', 'off'] as const, 'on') === 'on',
+    corsOrigins: (text('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),
+    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+  };
+  for (const origin of config.corsOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must be origins like https://host:port (got "${origin}")`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

@@ -1,0 +1,176 @@
+import type Koa from 'koa';
+import { OpenAPIBackend, type Context, type Document, type Operation } from 'openapi-backend';
+import type { ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import { Readable } from 'node:stream';
+import type { Deps } from '../deps.js';
+import { readJsonBody } from './body.js';
+import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
+import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+const JSON_TYPES = new Set(['application/json', 'application/problem+json']);
+
+interface AnyResult {
+  status: number;
+  contentType?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Builds the openapi-backend instance: strict routing, coerced parameters, formats, discriminators. */
+export async function createContractBackend(definition: Document): Promise<OpenAPIBackend> {
+  const api = new OpenAPIBackend({
+    definition: structuredClone(definition),
+    strict: true,
+    validate: true,
+    coerceTypes: true,
+    ajvOpts: { strict: false, allErrors: false },
+    customizeAjv: (ajv) => {
+      addFormats.default(ajv, { mode: 'full' });
+      return ajv;
+    },
+  });
+  await api.init();
+  return api;
+}
+
+/**
+ * The only code that touches `ctx` for operations: matches the route, reads the body the contract allows,
+ * lets openapi-backend validate, calls the typed handler and writes its result (validated when asked).
+ */
+export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, deps: Deps): Koa.Middleware {
+  for (const operationId of Object.keys(handlers) as OperationId[]) {
+    api.register(operationId, async (c: Context, ctx: Koa.Context) => {
+      const input = toInput(c, ctx);
+      const handler = handlers[operationId] as (input: Input<OperationId>, deps: Deps) => Promise<AnyResult>;
+      const result = await handler(input, deps);
+      send(ctx, api, c.operation, result, deps.config.responseValidation);
+    });
+  }
+  api.register('validationFail', (c: Context) => {
+    throw invalidRequest(toIssues(c.validation.errors ?? []));
+  });
+  api.register('notFound', (c: Context) => {
+    throw new HttpProblem('route-not-found', `no route for ${c.request.method.toUpperCase()} ${c.request.path}`);
+  });
+  api.register('methodNotAllowed', (c: Context) => {
+    const allow = allowedMethods(api, c.request.path);
+    throw new HttpProblem('method-not-allowed', `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}; allowed: ${allow}`, {
+      headers: { Allow: allow },
+    });
+  });
+
+  return async (ctx) => {
+    const request = {
+      method: ctx.method,
+      path: ctx.path,
+      headers: ctx.headers as Record<string, string | string[]>,
+      query: ctx.query as Record<string, string | string[]>,
+      body: undefined as unknown,
+    };
+    const operation = api.router.matchOperation(request);
+    const content = (operation?.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
+    if (content !== undefined) request.body = await readJsonBody(ctx, Object.keys(content));
+    await api.handleRequest(request as Parameters<OpenAPIBackend['handleRequest']>[0], ctx);
+  };
+}
+
+function toInput(c: Context, ctx: Koa.Context): Input<OperationId> {
+  return {
+    path: (c.request.params ?? {}) as never,
+    query: (c.request.query ?? {}) as never,
+    body: c.request.requestBody as never,
+    headers: ctx.headers as Record<string, string | undefined>,
+    requestId: String(ctx.state.requestId),
+  };
+}
+
+function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, result: AnyResult, validate: boolean): void {
+  const declared = (operation.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
+  const response = declared[String(result.status)];
+  if (response === undefined) {
+    throw contractBreach(ctx, operation, result.status, [`status ${result.status} is not declared`]);
+  }
+  const mediaTypes = Object.keys(response.content ?? {});
+  const contentType = result.contentType ?? mediaTypes[0];
+  if (result.body !== undefined && (contentType === undefined || !mediaTypes.includes(contentType))) {
+    throw contractBreach(ctx, operation, result.status, [`media type ${String(contentType)} is not declared`]);
+  }
+  if (contentType === 'application/problem+json') {
+    // typed problem results get the same request fields as thrown ones
+    result.body = { ...(result.body as object), instance: ctx.path, requestId: String(ctx.state.requestId) };
+  }
+  if (validate && contentType !== undefined && JSON_TYPES.has(contentType)) {
+    const outcome = api.validateResponse(result.body, operation, result.status);
+    if (outcome.errors) {
+      throw contractBreach(ctx, operation, result.status, outcome.errors.map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`));
+    }
+  }
+  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+
+  const etag = result.headers?.ETag;
+  if (result.status === 200 && etag !== undefined && declared['304'] !== undefined && matchesEtag(ctx.get('if-none-match'), etag)) {
+    ctx.status = 304;
+    ctx.body = null;
+    return;
+  }
+  ctx.status = result.status;
+  if (result.body === undefined) {
+    ctx.body = null;
+    return;
+  }
+  if (contentType !== undefined && JSON_TYPES.has(contentType)) {
+    ctx.body = JSON.stringify(result.body);
+  } else {
+    ctx.body = result.body as RawBody | Readable;
+  }
+  // Exactly the declared media type: JSON is UTF-8 by definition (RFC 8259), so no charset is appended.
+  ctx.set('Content-Type', contentType as string);
+}
+
+function contractBreach(ctx: Koa.Context, operation: Operation, status: number, reasons: string[]): HttpProblem {
+  (ctx.state.log as Deps['log']).error({ operationId: operation.operationId, status, reasons }, 'response breaks the contract');
+  return new HttpProblem('internal-error', `the server failed to answer this request; quote request id ${String(ctx.state.requestId)}`);
+}
+
+function matchesEtag(header: string, etag: string): boolean {
+  if (header === '') return false;
+  if (header.trim() === '*') return true;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((candidate) => bare(candidate) === bare(etag));
+}
+
+function allowedMethods(api: OpenAPIBackend, path: string): string {
+  const allowed = METHODS.filter((method) => api.router.matchOperation({ method, path, headers: {} }) !== undefined);
+  return allowed.map((m) => m.toUpperCase()).join(', ');
+}
+
+/** ajv errors of openapi-backend's request schema (`/path/x`, `/query/y`, `/requestBody/a/b`) as `errors[]`. */
+export function toIssues(errors: ErrorObject[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const segments = error.instancePath.split('/').filter((s) => s !== '').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const root = segments.shift() ?? '';
+    const where: ValidationIssue['in'] = root === 'path' ? 'path' : root === 'query' ? 'query' : root === 'header' ? 'header' : 'body';
+    const params = error.params as { missingProperty?: string; additionalProperty?: string };
+    if (params.missingProperty !== undefined) segments.push(params.missingProperty);
+    if (params.additionalProperty !== undefined) segments.push(params.additionalProperty);
+    const name = segments.join('.');
+    const message =
+      error.keyword === 'required'
+        ? 'is required'
+        : error.keyword === 'additionalProperties'
+          ? 'is not allowed here'
+          : error.keyword === 'parse'
+            ? `malformed JSON: ${error.message ?? ''}`
+            : (error.message ?? 'is invalid');
+    const key = `${where}|${name}|${message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      issues.push({ in: where, name, message });
+    }
+  }
+  return issues;
+}

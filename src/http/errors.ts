@@ -1,0 +1,78 @@
+/** Every problem this server can send, in one place (design.md section 8). */
+export const PROBLEM_TYPE_BASE = 'https://analytics-desk.example/problems/';
+
+export const PROBLEMS = {
+  'validation-failed': { status: 400, title: 'Request validation failed' },
+  'bad-request': { status: 400, title: 'Bad request' },
+  'not-found': { status: 404, title: 'Not found' },
+  'tenant-not-found': { status: 404, title: 'Tenant not found' },
+  'route-not-found': { status: 404, title: 'No such route' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'ambiguous-tenant': { status: 409, title: 'Ambiguous tenant slug' },
+  conflict: { status: 409, title: 'Conflict' },
+  'payload-too-large': { status: 413, title: 'Request body too large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'internal-error': { status: 500, title: 'Internal server error' },
+  'not-implemented': { status: 501, title: 'Not implemented' },
+  'bad-gateway': { status: 502, title: 'Upstream service failed' },
+  'service-unavailable': { status: 503, title: 'Service unavailable' },
+  'tenant-unavailable': { status: 503, title: 'Tenant not available yet' },
+} as const;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+/** One failed check of a request (`errors[]` of a validation problem). */
+export interface ValidationIssue {
+  in: 'path' | 'query' | 'header' | 'body';
+  name: string;
+  message: string;
+}
+
+/** RFC 9457 problem details as sent to clients. */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  requestId?: string;
+  errors?: ValidationIssue[];
+}
+
+/** A cross-cutting failure that the error middleware turns into a problem response. */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly title: string;
+  readonly type: string;
+
+  constructor(
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly extras: { errors?: ValidationIssue[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+    this.name = 'HttpProblem';
+    this.status = PROBLEMS[code].status;
+    this.title = PROBLEMS[code].title;
+    this.type = PROBLEM_TYPE_BASE + code;
+  }
+
+  /** The body sent to the client. */
+  toBody(instance?: string, requestId?: string): ProblemBody {
+    const body: ProblemBody = { type: this.type, title: this.title, status: this.status, detail: this.detail };
+    if (instance !== undefined) body.instance = instance;
+    if (requestId !== undefined) body.requestId = requestId;
+    if (this.extras.errors !== undefined) body.errors = this.extras.errors;
+    return body;
+  }
+}
+
+/** 400 with `errors[]`, for a request that breaks the contract or a rule the schema cannot express. */
+export const invalidRequest = (issues: ValidationIssue[], detail?: string): HttpProblem =>
+  new HttpProblem('validation-failed', detail ?? issues.map((i) => `${i.in} ${i.name}: ${i.message}`).join('; '), { errors: issues });
+
+/** 503 with Retry-After, for a tenant whose file is not downloaded yet. */
+export const tenantUnavailable = (tenant: string, retryAfterSeconds: number): HttpProblem =>
+  new HttpProblem('tenant-unavailable', `tenant "${tenant}" is still being downloaded; retry later`, {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });

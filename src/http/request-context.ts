@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import type Koa from 'koa';
+import type { Logger } from '../logger.js';
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Gives every request an id (the client's `X-Request-Id` when well-formed), a child logger, the
+ * `X-Request-Id` and `X-Build-Label` response headers, and one log line when it ends.
+ */
+export function requestContext(log: Logger, buildLabel: string): Koa.Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const offered = ctx.get('x-request-id');
+    const requestId = CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = log.child({ reqId: requestId });
+    ctx.set('X-Request-Id', requestId);
+    ctx.set('X-Build-Label', buildLabel);
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const line = { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 };
+      const child = ctx.state.log as Logger;
+      if (ctx.status >= 500) child.error(line, 'request');
+      else if (ctx.status >= 400) child.warn(line, 'request');
+      else child.info(line, 'request');
+    }
+  };
+}
+
+/** CORS for the configured web UI origins; preflight requests are answered here. */
+export function cors(origins: readonly string[]): Koa.Middleware {
+  const allowed = new Set(origins);
+  return async (ctx, next) => {
+    const origin = ctx.get('origin');
+    if (origin === '' || !allowed.has(origin)) {
+      await next();
+      return;
+    }
+    ctx.vary('Origin');
+    ctx.set('Access-Control-Allow-Origin', origin);
+    ctx.set('Access-Control-Expose-Headers', 'ETag, Content-Disposition, Retry-After, X-Build-Label, X-Request-Id, X-Export-Truncated');
+    if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method') !== '') {
+      ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE');
+      ctx.set('Access-Control-Allow-Headers', 'Content-Type, If-None-Match, Range, X-Request-Id');
+      ctx.set('Access-Control-Max-Age', '600');
+      ctx.status = 204;
+      return;
+    }
+    await next();
+  };
+}

@@ -1,0 +1,42 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** `git config user.name` / `user.email`; null when unset or git is missing. */
+export interface GitIdentity {
+  name: string | null;
+  email: string | null;
+}
+
+const GIT_TIMEOUT_MS = 3000;
+
+function gitConfig(args: readonly string[], cwd: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    // execFile with an argument array: no shell, nothing from a request is ever parsed as a command.
+    execFile('git', [...args], { cwd, timeout: GIT_TIMEOUT_MS, windowsHide: true }, (err, stdout) => {
+      const value = String(stdout ?? '').trim();
+      resolve(err || value === '' ? null : value);
+    });
+  });
+}
+
+/**
+ * Reads the git identity: from `<workspacesDir>/<tenant dir>` when that work tree exists (its config wins),
+ * else from the global configuration (honouring GIT_CONFIG_GLOBAL), never from the server's working directory.
+ */
+export async function readGitIdentity(workspacesDir: string | null, tenantDirNames: readonly string[], fallbackCwd: string): Promise<GitIdentity> {
+  if (workspacesDir !== null) {
+    for (const name of tenantDirNames) {
+      const workTree = path.join(workspacesDir, name);
+      if (fs.existsSync(path.join(workTree, '.git'))) {
+        const [n, e] = await Promise.all([gitConfig(['config', '--get', 'user.name'], workTree), gitConfig(['config', '--get', 'user.email'], workTree)]);
+        return { name: n, email: e };
+      }
+    }
+  }
+  const [n, e] = await Promise.all([
+    gitConfig(['config', '--global', '--get', 'user.name'], fallbackCwd),
+    gitConfig(['config', '--global', '--get', 'user.email'], fallbackCwd),
+  ]);
+  return { name: n, email: e };
+}

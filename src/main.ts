@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig } from './config.js';
+import { generateDemo } from './demo/generate.js';
+import { createLogger } from './logger.js';
+import { startServer } from './server.js';
+
+/** True when `klsDir` holds at least one `<pack>/<slug>/kls.sqlite`. */
+function hasTenantFiles(klsDir: string): boolean {
+  try {
+    return fs.readdirSync(klsDir).some((pack) => {
+      try {
+        return fs.readdirSync(path.join(klsDir, pack)).some((slug) => fs.existsSync(path.join(klsDir, pack, slug, 'kls.sqlite')));
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+  if (config.demo && !hasTenantFiles(config.klsDir)) {
+    const started = Date.now();
+    const summary = generateDemo({ out: config.dataDir });
+    log.info({ dataDir: config.dataDir, tenants: summary.tenants.length, ms: Date.now() - started }, 'demo data generated');
+  }
+  const server = await startServer(config, log);
+  log.info({ url: server.url, port: server.port, mode: config.klsMode, tenants: server.deps.tenants.list().length }, 'listening');
+
+  const shutdown = (signal: string) => {
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    server.stop().then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,249 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { HttpProblem, invalidRequest, tenantUnavailable } from '../http/errors.js';
+import type { Logger } from '../logger.js';
+import { KlsHandle } from './kls-handle.js';
+import { SLUG_PATTERN, compositeIdOf, parseTenantRef } from './tenant-ref.js';
+
+/** Per-tenant state (design.md section 5). */
+export type TenantStatus = 'pending' | 'downloading' | 'ready' | 'error';
+
+/** What was on disk when a generation was opened; a different stamp means the file was replaced. */
+interface FileStamp {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/** One tenant as the server knows it. */
+export interface TenantEntry {
+  readonly compositeId: string;
+  readonly pack: string;
+  readonly slug: string;
+  readonly dir: string;
+  readonly klsPath: string;
+  displayName: string;
+  status: TenantStatus;
+  error: string | null;
+  hasSis: boolean;
+  /** In-memory counter: 1 after the first file, +1 on each swap of kls.sqlite. */
+  generation: number;
+  stamp: FileStamp | null;
+  handle: KlsHandle | null;
+}
+
+/** File facts served by db-status. */
+export interface TenantFileStat {
+  generation: number;
+  mtime: string;
+  sizeMb: number;
+}
+
+/** A leased read-only connection; call release() when done (a later swap closes it then). */
+export interface KlsLease {
+  db: Database.Database;
+  generation: number;
+  entry: TenantEntry;
+  release: () => void;
+}
+
+export const toMb = (bytes: number): number => Math.round((bytes / 1048576) * 100) / 100;
+const RETRY_AFTER_SECONDS = 5;
+
+/** Tenants found under KLS_DIR as `<pack>/<slug>/kls.sqlite`: resolution, leases and swaps. */
+export class TenantRegistry {
+  private readonly entries = new Map<string, TenantEntry>();
+
+  constructor(
+    readonly klsDir: string,
+    readonly source: 'local' | 'store',
+    private readonly log: Logger,
+  ) {}
+
+  /** Every known tenant, ordered by composite ID. */
+  list(): TenantEntry[] {
+    return [...this.entries.values()].sort((a, b) => a.compositeId.localeCompare(b.compositeId));
+  }
+
+  /** Resolves a slug or composite ID: 400 malformed, 404 unknown, 409 ambiguous slug. */
+  resolve(value: string, where: { in: 'path' | 'query' | 'body'; name: string } = { in: 'path', name: 'tenant' }): TenantEntry {
+    const ref = parseTenantRef(value);
+    if (ref === null) {
+      throw invalidRequest([{ ...where, message: 'must be a tenant slug or a <pack>.<slug> composite ID' }]);
+    }
+    if (ref.kind === 'composite') {
+      const entry = this.entries.get(compositeIdOf(ref.pack, ref.slug));
+      if (entry === undefined) throw new HttpProblem('tenant-not-found', `unknown tenant "${value}"`);
+      return entry;
+    }
+    const matches = this.list().filter((e) => e.slug === ref.slug);
+    if (matches.length === 0) throw new HttpProblem('tenant-not-found', `unknown tenant "${value}"`);
+    if (matches.length > 1) {
+      const ids = matches.map((e) => e.compositeId).join(', ');
+      throw new HttpProblem('ambiguous-tenant', `tenant slug "${value}" is in several packs; use one of: ${ids}`);
+    }
+    return matches[0]!;
+  }
+
+  /** Leases the current connection of a ready tenant; 503 with Retry-After when it has none yet. */
+  lease(entry: TenantEntry): KlsLease {
+    const handle = entry.handle;
+    if (handle === null || handle.isClosed) {
+      if (entry.status === 'error') {
+        throw new HttpProblem('tenant-unavailable', `tenant "${entry.compositeId}" has no usable database: ${entry.error ?? 'error'}`, {
+          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS * 6) },
+        });
+      }
+      throw tenantUnavailable(entry.compositeId, RETRY_AFTER_SECONDS);
+    }
+    return { db: handle.db, generation: handle.generation, entry, release: handle.lease() };
+  }
+
+  /** Runs `read` on a leased connection of the tenant named by `value`, releasing it afterwards. */
+  async withKls<T>(value: string, read: (db: Database.Database, entry: TenantEntry) => T | Promise<T>): Promise<T> {
+    const lease = this.lease(this.resolve(value));
+    try {
+      return await read(lease.db, lease.entry);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** Stats the tenant's file (no query); in local mode a replaced file is swapped in first. */
+  statFile(entry: TenantEntry): TenantFileStat {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(entry.klsPath);
+    } catch {
+      throw tenantUnavailable(entry.compositeId, RETRY_AFTER_SECONDS);
+    }
+    if (this.source === 'local' && this.isReplaced(entry, stat)) this.install(entry, stat);
+    return { generation: entry.generation, mtime: stat.mtime.toISOString(), sizeMb: toMb(stat.size) };
+  }
+
+  /** Local mode: discovers tenants, swaps replaced files, drops tenants whose file vanished. */
+  scanLocal(): void {
+    const seen = new Set<string>();
+    for (const pack of readDirNames(this.klsDir)) {
+      if (!SLUG_PATTERN.test(pack)) continue;
+      for (const slug of readDirNames(path.join(this.klsDir, pack))) {
+        if (!SLUG_PATTERN.test(slug)) continue;
+        const dir = path.join(this.klsDir, pack, slug);
+        const klsPath = path.join(dir, 'kls.sqlite');
+        let stat: fs.Stats;
+        try {
+          stat = fs.statSync(klsPath);
+        } catch {
+          continue;
+        }
+        if (!stat.isFile()) continue;
+        const entry = this.ensureEntry(pack, slug);
+        seen.add(entry.compositeId);
+        entry.hasSis = fs.existsSync(path.join(dir, 'sis.sqlite'));
+        if (this.isReplaced(entry, stat)) this.install(entry, stat);
+      }
+    }
+    for (const entry of this.list()) {
+      if (!seen.has(entry.compositeId)) this.remove(entry.compositeId);
+    }
+  }
+
+  /** Adds (or returns) the entry for `<pack>.<slug>` in status pending. */
+  ensureEntry(pack: string, slug: string): TenantEntry {
+    const compositeId = compositeIdOf(pack, slug);
+    let entry = this.entries.get(compositeId);
+    if (entry === undefined) {
+      const dir = path.join(this.klsDir, pack, slug);
+      entry = {
+        compositeId,
+        pack,
+        slug,
+        dir,
+        klsPath: path.join(dir, 'kls.sqlite'),
+        displayName: slug,
+        status: 'pending',
+        error: null,
+        hasSis: false,
+        generation: 0,
+        stamp: null,
+        handle: null,
+      };
+      this.entries.set(compositeId, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * Swaps in the file now at entry.klsPath: opens it read-only, makes it current, bumps the generation and
+   * retires the previous connection. A file that does not open leaves the previous one in service.
+   */
+  install(entry: TenantEntry, stat: fs.Stats = fs.statSync(entry.klsPath)): boolean {
+    let handle: KlsHandle;
+    try {
+      handle = KlsHandle.open(entry.klsPath, entry.generation + 1);
+    } catch (err) {
+      entry.error = `cannot open ${path.basename(entry.klsPath)}: ${(err as Error).message}`;
+      entry.stamp = { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
+      if (entry.handle === null) entry.status = 'error';
+      this.log.error({ tenant: entry.compositeId, err: entry.error }, 'tenant file rejected');
+      return false;
+    }
+    const previous = entry.handle;
+    entry.handle = handle;
+    entry.generation = handle.generation;
+    entry.stamp = { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
+    entry.displayName = readDisplayName(handle.db) ?? entry.slug;
+    entry.status = 'ready';
+    entry.error = null;
+    previous?.retire();
+    this.log.info({ tenant: entry.compositeId, generation: entry.generation }, 'tenant file in service');
+    return true;
+  }
+
+  /** Forgets a tenant; its connection closes once drained. */
+  remove(compositeId: string): void {
+    const entry = this.entries.get(compositeId);
+    if (entry === undefined) return;
+    this.entries.delete(compositeId);
+    entry.handle?.retire();
+    this.log.info({ tenant: compositeId }, 'tenant removed');
+  }
+
+  /** Total size of the tenant files in service, in MB. */
+  totalSizeMb(): number {
+    return toMb(this.list().reduce((sum, e) => sum + (e.stamp?.size ?? 0), 0));
+  }
+
+  /** Closes every connection (shutdown). */
+  close(): void {
+    for (const entry of this.entries.values()) entry.handle?.retire();
+    this.entries.clear();
+  }
+
+  private isReplaced(entry: TenantEntry, stat: fs.Stats): boolean {
+    const s = entry.stamp;
+    return s === null || s.ino !== stat.ino || s.size !== stat.size || s.mtimeMs !== stat.mtimeMs;
+  }
+}
+
+function readDirNames(dir: string): string[] {
+  try {
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+function readDisplayName(db: Database.Database): string | null {
+  try {
+    const row = db.prepare("SELECT value FROM meta WHERE key = 'display_name'").get() as { value?: unknown } | undefined;
+    return typeof row?.value === 'string' && row.value.trim() !== '' ? row.value : null;
+  } catch {
+    return null;
+  }
+}
