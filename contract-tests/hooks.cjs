@@ -1,0 +1,264 @@
+// Dredd hooks: every transaction Dredd builds from openapi.yaml (one per operation and declared status) is
+// either set up here so the server really answers that status, or skipped for a stated reason:
+//  - the operation is on the server's not-implemented list (passed in NOT_IMPLEMENTED_OPS by run.ts);
+//  - the status cannot be produced in local mode (printed per transaction).
+const hooks = require('hooks');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const YAML = require('yaml');
+
+const NOT_IMPLEMENTED = new Set(JSON.parse(process.env.NOT_IMPLEMENTED_OPS || '[]'));
+const NOT_IMPLEMENTED_MODES = JSON.parse(process.env.NOT_IMPLEMENTED_MODES || '{}');
+const KLS_DIR = process.env.CONTRACT_KLS_DIR;
+const UNKNOWN_TENANT = 'no-such-tenant';
+const AMBIGUOUS_TENANT = 'rehaklinik';
+const BROKEN_TENANT = 'ost.kaputt'; // a tenant whose file is not SQLite: requests that open it answer 503
+const VANISHING_TENANT = 'ost.vanishing'; // a tenant whose file the 503 hook of db-status deletes
+
+const doc = YAML.parse(fs.readFileSync(path.join(__dirname, '..', 'openapi.yaml'), 'utf8'));
+const deref = (node) => {
+  if (node && node.$ref) return deref(node.$ref.replace(/^#\//, '').split('/').reduce((n, k) => n[k], doc));
+  return node;
+};
+
+// path template → operation, literal segments preferred (as the server routes)
+const routes = [];
+for (const [template, item] of Object.entries(doc.paths)) {
+  for (const method of ['get', 'post', 'put', 'delete']) {
+    const op = item[method];
+    if (!op) continue;
+    const params = [...(item.parameters || []), ...(op.parameters || [])].map(deref);
+    const pattern = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$');
+    routes.push({ method: method.toUpperCase(), template, pattern, op, params, literal: template.replace(/\{[^}]+\}/g, '').length });
+  }
+}
+routes.sort((a, b) => b.literal - a.literal);
+
+function routeOf(transaction) {
+  const pathname = transaction.request.uri.split('?')[0];
+  return routes.find((r) => r.method === transaction.request.method && r.pattern.test(pathname));
+}
+
+function splitUri(uri) {
+  const [pathname, query = ''] = uri.split('?');
+  return { segments: pathname.split('/'), query: new URLSearchParams(query) };
+}
+function joinUri({ segments, query }) {
+  const q = query.toString();
+  return segments.join('/') + (q ? `?${q}` : '');
+}
+
+/** Replaces the tenant wherever the operation takes it (path, query or JSON body). Returns false when it takes none. */
+function setTenant(transaction, route, value) {
+  const uri = splitUri(transaction.request.uri);
+  const templateSegments = route.template.split('/');
+  let changed = false;
+  templateSegments.forEach((segment, i) => {
+    if (segment === '{tenant}') {
+      uri.segments[i] = value;
+      changed = true;
+    }
+  });
+  if (route.params.some((p) => p.in === 'query' && p.name === 'tenant')) {
+    uri.query.set('tenant', value);
+    // refresh reads `tenant` only with scope=tenant
+    if (uri.query.has('scope')) uri.query.set('scope', 'tenant');
+    changed = true;
+  }
+  transaction.request.uri = joinUri(uri);
+  transaction.fullPath = transaction.request.uri;
+  if (transaction.request.body) {
+    const body = JSON.parse(transaction.request.body);
+    if (body && typeof body === 'object' && ('tenant' in body || 'scope' in body)) {
+      body.tenant = value;
+      // refresh reads `tenant` only with scope=tenant
+      if ('scope' in body) body.scope = 'tenant';
+      transaction.request.body = JSON.stringify(body);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+/** getApiDocsAsset declares one 200 per media type; each transaction asks for an asset of its type. */
+const ASSET_BY_TYPE = { 'text/css': 'swagger-ui.css', 'application/javascript': 'swagger-ui-bundle.js', 'image/png': 'favicon-32x32.png' };
+function pickAssetFor(transaction) {
+  const asset = ASSET_BY_TYPE[transaction.expected.headers['Content-Type']];
+  const uri = splitUri(transaction.request.uri);
+  uri.segments[uri.segments.length - 1] = asset;
+  transaction.request.uri = joinUri(uri);
+  transaction.fullPath = transaction.request.uri;
+}
+
+/** Breaks one input so request validation must answer 400. */
+function breakInput(transaction, route) {
+  const uri = splitUri(transaction.request.uri);
+  const requiredQuery = route.params.find((p) => p.in === 'query' && p.required);
+  if (requiredQuery) {
+    uri.query.delete(requiredQuery.name);
+  } else if (route.params.some((p) => p.in === 'path')) {
+    const index = route.template.split('/').findIndex((s) => s.startsWith('{'));
+    uri.segments[index] = '..%2Fetc';
+  } else if (route.op.requestBody) {
+    transaction.request.body = '{"scope":';
+  } else {
+    uri.query.set('unknown_parameter', '1');
+  }
+  transaction.request.uri = joinUri(uri);
+  transaction.fullPath = transaction.request.uri;
+}
+
+function fetchEtag(transaction, done) {
+  const req = http.request({ host: transaction.host, port: transaction.port, path: transaction.request.uri, method: 'GET' }, (res) => {
+    res.resume();
+    res.on('end', () => {
+      const etag = res.headers.etag;
+      if (etag) transaction.request.headers['If-None-Match'] = etag;
+      else transaction.fail = 'the 200 response carried no ETag to revalidate';
+      done();
+    });
+  });
+  req.on('error', (err) => {
+    transaction.fail = err.message;
+    done();
+  });
+  req.end();
+}
+
+// Dredd 14's OpenAPI 3 parser drops oneOf, allOf, additionalProperties, pattern and more from the schemas it
+// checks bodies against (it prints "unsupported key" warnings). Each JSON transaction is given the full
+// schema of its response instead, dereferenced and turned into draft-07 JSON Schema (gavel validates with ajv).
+const KNOWN_FORMATS = new Set(['date-time', 'date', 'uuid', 'uri', 'uri-reference', 'email']);
+const OPENAPI_ONLY = new Set(['discriminator', 'example', 'examples', 'xml', 'externalDocs', 'deprecated', 'readOnly', 'writeOnly', 'nullable']);
+function toJsonSchema(node) {
+  node = deref(node);
+  if (Array.isArray(node)) return node.map(toJsonSchema);
+  if (node === null || typeof node !== 'object') return node;
+  const out = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (OPENAPI_ONLY.has(key)) continue;
+    if (key === 'format' && !KNOWN_FORMATS.has(value)) continue;
+    if (key === 'properties') {
+      out.properties = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, toJsonSchema(schema)]));
+    } else if (['items', 'additionalProperties', 'not'].includes(key) || ['allOf', 'oneOf', 'anyOf'].includes(key)) {
+      out[key] = typeof value === 'boolean' ? value : toJsonSchema(value);
+    } else {
+      out[key] = value;
+    }
+  }
+  if (node.nullable === true) {
+    if (typeof out.type === 'string') out.type = [out.type, 'null'];
+    else return { anyOf: [out, { type: 'null' }] };
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+  }
+  return out;
+}
+
+function useFullSchema(transaction, route, status) {
+  const response = deref(route.op.responses[String(status)]);
+  const mediaType = (transaction.expected.headers['Content-Type'] || '').split(';')[0].trim();
+  const media = response && response.content && response.content[mediaType];
+  if (media && media.schema && /json$/.test(mediaType)) {
+    transaction.expected.bodySchema = JSON.stringify({ $schema: 'http://json-schema.org/draft-07/schema#', ...toJsonSchema(media.schema) });
+  }
+}
+
+const skipped = [];
+function skip(transaction, reason) {
+  transaction.skip = true;
+  skipped.push(`${transaction.name}: ${reason}`);
+}
+
+hooks.beforeEach((transaction, done) => {
+  const route = routeOf(transaction);
+  if (!route) {
+    transaction.fail = `no operation of openapi.yaml matches ${transaction.request.method} ${transaction.request.uri}`;
+    return done();
+  }
+  const operationId = route.op.operationId;
+  const status = Number(transaction.expected.statusCode);
+  transaction.operationId = operationId;
+  if (NOT_IMPLEMENTED.has(operationId)) {
+    skip(transaction, 'not implemented in this build (server 501 list)');
+    return done();
+  }
+  const partial = NOT_IMPLEMENTED_MODES[operationId];
+  if (partial) {
+    const uri = splitUri(transaction.request.uri);
+    if (status === 501) {
+      uri.query.set(partial.parameter, partial.values[0]);
+    } else if (partial.values.includes(uri.query.get(partial.parameter) || partial.values[0])) {
+      // the example asks for a mode not built yet: check the operation through a built mode instead
+      const built = route.params.find((p) => p.name === partial.parameter).schema;
+      const mode = deref(built).enum.find((v) => !partial.values.includes(v) && v !== 'tenants');
+      uri.query.set(partial.parameter, mode);
+    }
+    transaction.request.uri = joinUri(uri);
+    transaction.fullPath = transaction.request.uri;
+  }
+  useFullSchema(transaction, route, status);
+  switch (status) {
+    case 200:
+    case 201:
+      if (operationId === 'getApiDocsAsset') pickAssetFor(transaction);
+      return done();
+    case 304:
+      return fetchEtag(transaction, done);
+    case 400:
+      breakInput(transaction, route);
+      return done();
+    case 404:
+      if (!setTenant(transaction, route, UNKNOWN_TENANT)) skip(transaction, 'no tenant input to make unknown');
+      return done();
+    case 409:
+      if (!setTenant(transaction, route, AMBIGUOUS_TENANT)) skip(transaction, 'no tenant input to make ambiguous');
+      return done();
+    case 413:
+      transaction.request.body = JSON.stringify({ padding: 'x'.repeat(1024 * 1024 + 1) });
+      transaction.request.headers['Content-Length'] = String(Buffer.byteLength(transaction.request.body));
+      return done();
+    case 415:
+      transaction.request.headers['Content-Type'] = 'text/plain';
+      return done();
+    case 501:
+      return done();
+    case 503:
+      if (operationId === 'getHealth') {
+        fs.renameSync(KLS_DIR, `${KLS_DIR}.away`);
+        transaction.restoreKlsDir = true;
+        return done();
+      }
+      if (operationId === 'getJumpbar') {
+        const uri = splitUri(transaction.request.uri);
+        uri.query.set('mode', 'summary');
+        transaction.request.uri = joinUri(uri);
+        transaction.fullPath = transaction.request.uri;
+        setTenant(transaction, route, BROKEN_TENANT);
+        return done();
+      }
+      if (operationId === 'getDbStatus') {
+        // a known tenant whose file vanished from disk (the next scan would drop it)
+        fs.rmSync(path.join(KLS_DIR, 'ost', 'vanishing', 'kls.sqlite'), { force: true });
+        setTenant(transaction, route, VANISHING_TENANT);
+        return done();
+      }
+      skip(transaction, 'local mode never makes this operation wait for a download (store mode, issue #3)');
+      return done();
+    default:
+      skip(transaction, `no way to provoke ${status} against a healthy server`);
+      return done();
+  }
+});
+
+hooks.afterEach((transaction, done) => {
+  if (transaction.restoreKlsDir) fs.renameSync(`${KLS_DIR}.away`, KLS_DIR);
+  done();
+});
+
+hooks.afterAll((transactions, done) => {
+  if (skipped.length) {
+    console.log(`skipped ${skipped.length} transactions:\n  ${skipped.join('\n  ')}`);
+  }
+  done();
+});

@@ -1,0 +1,62 @@
+import { expect } from 'chai';
+import Database from 'better-sqlite3';
+import path from 'node:path';
+import { call, expectProblem } from '../helpers/http.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+describe('GET /api/jumpbar', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server.close());
+
+  it('lists every tenant with composite ID, display name and source in mode=tenants', async () => {
+    const res = await call(server.url, '/api/jumpbar?mode=tenants');
+    expect(res.status).to.equal(200);
+    expect(res.body.tenants).to.deep.equal([
+      { id: 'ost.kantonsspital', name: 'Kantonsspital Ost', source: 'local' },
+      { id: 'ost.rehaklinik', name: 'Rehaklinik Ost', source: 'local' },
+      { id: 'west.hopital-cantonal', name: 'Hôpital cantonal Ouest', source: 'local' },
+      { id: 'west.rehaklinik', name: 'Clinique de réadaptation Ouest', source: 'local' },
+    ]);
+  });
+
+  it('summarises findings by severity in mode=summary, matching the KLS', async () => {
+    const res = await call(server.url, '/api/jumpbar?mode=summary&tenant=kantonsspital');
+    expect(res.status).to.equal(200);
+    const db = new Database(path.join(server.deps.config.klsDir, 'ost', 'kantonsspital', 'kls.sqlite'), { readonly: true });
+    try {
+      const count = (severity: string) => (db.prepare('SELECT count(*) AS n FROM findings WHERE severity = ?').get(severity) as { n: number }).n;
+      const money = (db.prepare('SELECT total(money_at_risk) AS m FROM findings').get() as { m: number }).m;
+      expect(res.body.summary).to.deep.equal({
+        total: count('high') + count('medium') + count('low'),
+        high: count('high'),
+        medium: count('medium'),
+        low: count('low'),
+        money: Math.round(money * 100) / 100,
+      });
+      expect(res.body.summary.high).to.be.greaterThan(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('answers 400 when tenant or q is missing for their modes', async () => {
+    const noTenant = await call(server.url, '/api/jumpbar?mode=summary');
+    expectProblem(noTenant, 400);
+    expect(noTenant.body.errors).to.deep.equal([{ in: 'query', name: 'tenant', message: 'is required when mode is summary' }]);
+    expectProblem(await call(server.url, '/api/jumpbar?tenant=kantonsspital'), 400);
+    expectProblem(await call(server.url, '/api/jumpbar?mode=search&tenant=kantonsspital&q='), 400);
+    expectProblem(await call(server.url, '/api/jumpbar?mode=everything'), 400);
+  });
+
+  it('answers 404, 409 for unknown and ambiguous tenants', async () => {
+    expectProblem(await call(server.url, '/api/jumpbar?mode=summary&tenant=nowhere'), 404);
+    expectProblem(await call(server.url, '/api/jumpbar?mode=summary&tenant=rehaklinik'), 409);
+  });
+
+  it('answers 501 for mode=search, which this build does not implement yet', async () => {
+    expectProblem(await call(server.url, '/api/jumpbar?mode=search&tenant=kantonsspital&q=fallpauschale'), 501);
+  });
+});

@@ -1,0 +1,106 @@
+import { expect } from 'chai';
+import { call, expectProblem } from '../helpers/http.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+describe('HTTP conventions (design.md section 8)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server.close());
+
+  it('answers 404 problem for an unknown route', async () => {
+    const res = await call(server.url, '/api/nothing-here');
+    expectProblem(res, 404);
+    expect(res.body.title).to.equal('No such route');
+  });
+
+  it('answers 405 with Allow for a known path with another method', async () => {
+    const res = await call(server.url, '/health', { method: 'DELETE' });
+    expectProblem(res, 405);
+    expect(res.headers.get('allow')).to.equal('GET');
+    const refresh = await call(server.url, '/api/refresh', { method: 'PUT' });
+    expectProblem(refresh, 405);
+    expect(refresh.headers.get('allow')).to.equal('GET, POST');
+  });
+
+  it('answers 400 with errors[] for a missing required query parameter', async () => {
+    const res = await call(server.url, '/api/views');
+    expectProblem(res, 400);
+    expect(res.body.errors).to.deep.include({ in: 'query', name: 'tenant', message: 'is required' });
+  });
+
+  it('answers 400 for an unknown query parameter and for malformed JSON', async () => {
+    expectProblem(await call(server.url, '/api/store-status?debug=1'), 400);
+    const res = await call(server.url, '/api/refresh', { method: 'POST', body: '{"scope":', headers: { 'content-type': 'application/json' } });
+    expectProblem(res, 400);
+    expect(res.body.errors[0].message).to.match(/malformed JSON/);
+  });
+
+  it('answers 413 for a body over 1 MiB, declared or chunked', async () => {
+    const big = JSON.stringify({ scope: 'all', padding: 'x'.repeat(1024 * 1024) });
+    expectProblem(await call(server.url, '/api/refresh', { method: 'POST', body: big, headers: { 'content-type': 'application/json' } }), 413);
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 20; i += 1) controller.enqueue(new TextEncoder().encode('x'.repeat(64 * 1024)));
+        controller.close();
+      },
+    });
+    const chunked = await call(server.url, '/api/refresh', {
+      method: 'POST',
+      body: stream,
+      headers: { 'content-type': 'application/json' },
+      duplex: 'half',
+    } as RequestInit);
+    expectProblem(chunked, 413);
+  });
+
+  it('answers 415 for a media type the contract does not declare', async () => {
+    const res = await call(server.url, '/api/refresh', { method: 'POST', body: 'scope=all', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expectProblem(res, 415);
+    expectProblem(await call(server.url, '/api/refresh', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json; charset=latin1' } }), 415);
+  });
+
+  it('carries X-Build-Label and X-Request-Id on errors too, and echoes a client request id', async () => {
+    const res = await call(server.url, '/api/nothing', { headers: { 'x-request-id': 'ui-1234' } });
+    expect(res.headers.get('x-build-label')).to.match(/^v\d+\.\d+\.\d+ /);
+    expect(res.headers.get('x-request-id')).to.equal('ui-1234');
+    expect(res.body.requestId).to.equal('ui-1234');
+  });
+
+  it('serves the contract as YAML and JSON with ETag revalidation, and the docs page', async () => {
+    const yaml = await call(server.url, '/openapi.yaml');
+    expect(yaml.status).to.equal(200);
+    expect(yaml.headers.get('content-type')).to.match(/^application\/yaml/);
+    expect(yaml.text).to.match(/^openapi: 3\.0\.3/m);
+    const etag = yaml.headers.get('etag') as string;
+    const again = await fetch(`${server.url}/openapi.yaml`, { headers: { 'if-none-match': etag } });
+    expect(again.status).to.equal(304);
+    const json = await call(server.url, '/openapi.json');
+    expect(json.body.openapi).to.equal('3.0.3');
+    const docs = await call(server.url, '/docs');
+    expect(docs.headers.get('content-type')).to.match(/^text\/html/);
+    expect(docs.text).to.include('/docs/swagger-ui-bundle.js');
+    const bundle = await fetch(`${server.url}/docs/swagger-ui-bundle.js`);
+    expect(bundle.status).to.equal(200);
+    expect(bundle.headers.get('content-type')).to.match(/^application\/javascript/);
+    expect((await bundle.arrayBuffer()).byteLength).to.be.greaterThan(100_000);
+    expectProblem(await call(server.url, '/docs/..%2Fpackage.json'), 400);
+  });
+
+  it('answers CORS preflight only for configured origins', async () => {
+    const corsServer = await startTestServer({ env: { CORS_ORIGINS: 'http://ui.example:3000' } });
+    try {
+      const ok = await fetch(`${corsServer.url}/api/refresh`, {
+        method: 'OPTIONS',
+        headers: { origin: 'http://ui.example:3000', 'access-control-request-method': 'POST' },
+      });
+      expect(ok.status).to.equal(204);
+      expect(ok.headers.get('access-control-allow-origin')).to.equal('http://ui.example:3000');
+      const other = await fetch(`${corsServer.url}/health`, { headers: { origin: 'http://evil.example' } });
+      expect(other.headers.get('access-control-allow-origin')).to.equal(null);
+    } finally {
+      await corsServer.close();
+    }
+  });
+});

@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+
+/** One operation of openapi.yaml with what a test needs to call it from its examples. */
+export interface ContractOperation {
+  operationId: string;
+  method: string;
+  path: string;
+  statuses: string[];
+  /** The path with every template filled from its parameter example, plus the query string of the examples. */
+  exampleUrl: string;
+  exampleBody: unknown;
+}
+
+type Parameter = { name: string; in: string; example?: unknown; schema?: { example?: unknown } };
+
+/** Reads openapi.yaml and lists its operations (parameters resolved through components). */
+export function contractOperations(root = process.cwd()): ContractOperation[] {
+  const doc = YAML.parse(fs.readFileSync(path.join(root, 'openapi.yaml'), 'utf8'));
+  const deref = <T>(value: T | { $ref: string }): T => {
+    if (value !== null && typeof value === 'object' && '$ref' in value) {
+      const target = (value as { $ref: string }).$ref.replace(/^#\//, '').split('/').reduce((node: any, key) => node[key], doc);
+      return deref(target as T);
+    }
+    return value as T;
+  };
+  const operations: ContractOperation[] = [];
+  for (const [route, item] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const method of ['get', 'post', 'put', 'delete']) {
+      const op = item[method];
+      if (op === undefined) continue;
+      const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => deref<Parameter>(p));
+      let url = route;
+      const query = new URLSearchParams();
+      for (const p of parameters) {
+        const example = p.example ?? p.schema?.example;
+        if (p.in === 'path') url = url.replace(`{${p.name}}`, encodeURIComponent(String(example)));
+        if (p.in === 'query' && example !== undefined) query.set(p.name, String(example));
+      }
+      const body = op.requestBody === undefined ? undefined : deref<any>(op.requestBody).content?.['application/json']?.example;
+      operations.push({
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path: route,
+        statuses: Object.keys(op.responses),
+        exampleUrl: query.size > 0 ? `${url}?${query}` : url,
+        exampleBody: body,
+      });
+    }
+  }
+  return operations;
+}
