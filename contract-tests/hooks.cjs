@@ -10,11 +10,10 @@ const YAML = require('yaml');
 
 const NOT_IMPLEMENTED = new Set(JSON.parse(process.env.NOT_IMPLEMENTED_OPS || '[]'));
 const NOT_IMPLEMENTED_MODES = JSON.parse(process.env.NOT_IMPLEMENTED_MODES || '{}');
+const DATA_DIR = process.env.CONTRACT_DATA_DIR;
 const KLS_DIR = process.env.CONTRACT_KLS_DIR;
 const UNKNOWN_TENANT = 'no-such-tenant';
 const AMBIGUOUS_TENANT = 'rehaklinik';
-const BROKEN_TENANT = 'ost.kaputt'; // a tenant whose file is not SQLite: requests that open it answer 503
-const VANISHING_TENANT = 'ost.vanishing'; // a tenant whose file the 503 hook of db-status deletes
 
 const doc = YAML.parse(fs.readFileSync(path.join(__dirname, '..', 'openapi.yaml'), 'utf8'));
 const deref = (node) => {
@@ -79,16 +78,6 @@ function setTenant(transaction, route, value) {
     }
   }
   return changed;
-}
-
-/** getApiDocsAsset declares one 200 per media type; each transaction asks for an asset of its type. */
-const ASSET_BY_TYPE = { 'text/css': 'swagger-ui.css', 'application/javascript': 'swagger-ui-bundle.js', 'image/png': 'favicon-32x32.png' };
-function pickAssetFor(transaction) {
-  const asset = ASSET_BY_TYPE[transaction.expected.headers['Content-Type']];
-  const uri = splitUri(transaction.request.uri);
-  uri.segments[uri.segments.length - 1] = asset;
-  transaction.request.uri = joinUri(uri);
-  transaction.fullPath = transaction.request.uri;
 }
 
 /** Breaks one input so request validation must answer 400. */
@@ -164,6 +153,44 @@ function useFullSchema(transaction, route, status) {
   }
 }
 
+/** A JSON request to the server under test (for setups that create resources first). */
+function request(transaction, method, uri, body) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const headers = payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+    const req = http.request({ host: transaction.host, port: transaction.port, path: uri, method, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => {
+        let json;
+        try {
+          json = text ? JSON.parse(text) : undefined;
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode, headers: res.headers, body: json, text });
+      });
+    });
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+/**
+ * Operation-specific setups, one file per area in contract-tests/setups/: each exports
+ * `{ [operationId]: { [status]: (transaction, tools) => Promise<void> | void } }`. A setup for a status
+ * replaces the generic one below; `tools.generic()` runs the generic one too.
+ */
+const SETUPS = {};
+const setupDir = path.join(__dirname, 'setups');
+for (const file of fs.existsSync(setupDir) ? fs.readdirSync(setupDir).sort() : []) {
+  if (!file.endsWith('.cjs')) continue;
+  for (const [operationId, byStatus] of Object.entries(require(path.join(setupDir, file)))) {
+    SETUPS[operationId] = { ...(SETUPS[operationId] || {}), ...byStatus };
+  }
+}
+
 const skipped = [];
 function skip(transaction, reason) {
   transaction.skip = true;
@@ -198,10 +225,55 @@ hooks.beforeEach((transaction, done) => {
     transaction.fullPath = transaction.request.uri;
   }
   useFullSchema(transaction, route, status);
+  const specific = SETUPS[operationId] && SETUPS[operationId][status];
+  if (specific) {
+    const tools = {
+      route,
+      dataDir: DATA_DIR,
+      klsDir: KLS_DIR,
+      splitUri,
+      joinUri,
+      setTenant: (value) => setTenant(transaction, route, value),
+      setQuery: (name, value) => {
+        const uri = splitUri(transaction.request.uri);
+        uri.query.set(name, value);
+        transaction.request.uri = joinUri(uri);
+        transaction.fullPath = transaction.request.uri;
+      },
+      setLastSegment: (value) => {
+        const uri = splitUri(transaction.request.uri);
+        uri.segments[uri.segments.length - 1] = value;
+        transaction.request.uri = joinUri(uri);
+        transaction.fullPath = transaction.request.uri;
+      },
+      /** Registers cleanup that runs after the transaction (afterEach). */
+      after: (cleanup) => {
+        transaction.afterSetup = cleanup;
+      },
+      breakInput: () => breakInput(transaction, route),
+      request: (method, uri, body) => request(transaction, method, uri, body),
+      skip: (reason) => skip(transaction, reason),
+      generic: () => new Promise((resolve) => genericSetup(transaction, route, operationId, status, resolve)),
+    };
+    Promise.resolve()
+      .then(() => specific(transaction, tools))
+      .then(
+        () => done(),
+        (err) => {
+          transaction.fail = `setup failed: ${err && err.message}`;
+          done();
+        },
+      );
+    return;
+  }
+  genericSetup(transaction, route, operationId, status, done);
+});
+
+/** What every transaction of a status needs unless a setup of its operation says otherwise. */
+function genericSetup(transaction, route, operationId, status, done) {
   switch (status) {
     case 200:
     case 201:
-      if (operationId === 'getApiDocsAsset') pickAssetFor(transaction);
       return done();
     case 304:
       return fetchEtag(transaction, done);
@@ -224,36 +296,22 @@ hooks.beforeEach((transaction, done) => {
     case 501:
       return done();
     case 503:
-      if (operationId === 'getHealth') {
-        fs.renameSync(KLS_DIR, `${KLS_DIR}.away`);
-        transaction.restoreKlsDir = true;
-        return done();
-      }
-      if (operationId === 'getJumpbar') {
-        const uri = splitUri(transaction.request.uri);
-        uri.query.set('mode', 'summary');
-        transaction.request.uri = joinUri(uri);
-        transaction.fullPath = transaction.request.uri;
-        setTenant(transaction, route, BROKEN_TENANT);
-        return done();
-      }
-      if (operationId === 'getDbStatus') {
-        // a known tenant whose file vanished from disk (the next scan would drop it)
-        fs.rmSync(path.join(KLS_DIR, 'ost', 'vanishing', 'kls.sqlite'), { force: true });
-        setTenant(transaction, route, VANISHING_TENANT);
-        return done();
-      }
-      skip(transaction, 'local mode never makes this operation wait for a download (store mode, issue #3)');
+      skip(transaction, 'no way to make this operation wait for a tenant in local mode (store mode, issue #3)');
       return done();
     default:
       skip(transaction, `no way to provoke ${status} against a healthy server`);
       return done();
   }
-});
+}
 
 hooks.afterEach((transaction, done) => {
-  if (transaction.restoreKlsDir) fs.renameSync(`${KLS_DIR}.away`, KLS_DIR);
-  done();
+  Promise.resolve(transaction.afterSetup && transaction.afterSetup()).then(
+    () => done(),
+    (err) => {
+      console.error(`cleanup after ${transaction.name} failed: ${err && err.message}`);
+      done();
+    },
+  );
 });
 
 hooks.afterAll((transactions, done) => {

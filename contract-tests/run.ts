@@ -66,6 +66,7 @@ async function main(): Promise<number> {
         ...process.env,
         NOT_IMPLEMENTED_OPS: JSON.stringify(NOT_IMPLEMENTED),
         NOT_IMPLEMENTED_MODES: JSON.stringify(NOT_IMPLEMENTED_MODES),
+        CONTRACT_DATA_DIR: dataDir,
         CONTRACT_KLS_DIR: klsDir,
       },
       stdio: ['ignore', 'pipe', 'inherit'],

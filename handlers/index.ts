@@ -11,6 +11,12 @@ import { getOpenApiYaml } from './get-open-api-yaml.js';
 import { getStoreStatus } from './get-store-status.js';
 import { refreshStore } from './refresh-store.js';
 import { refreshStoreViaGet } from './refresh-store-via-get.js';
+// issue #3 imports
+// issue #4 imports
+// issue #5 imports
+// issue #6 imports
+// issue #7 imports
+// issue #8 imports
 
 const implemented = {
   getHealth,
@@ -24,6 +30,12 @@ const implemented = {
   getOpenApiJson,
   getApiDocs,
   getApiDocsAsset,
+  // issue #3 handlers
+  // issue #4 handlers
+  // issue #5 handlers
+  // issue #6 handlers
+  // issue #7 handlers
+  // issue #8 handlers
 };
 
 /** An operation may not be both implemented and on the 501 list. */

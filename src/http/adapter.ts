@@ -23,6 +23,9 @@ export async function createContractBackend(definition: Document): Promise<OpenA
   const api = new OpenAPIBackend({
     definition: structuredClone(definition),
     strict: true,
+    // quick: skip re-validating the document at every start (redocly lint does that in CI) and compile each
+    // operation's validators on its first request instead of all up front: start-up 2 s -> well under 1 s.
+    quick: true,
     validate: true,
     coerceTypes: true,
     ajvOpts: { strict: false, allErrors: false },

@@ -1,0 +1,12 @@
+/** Percentile (0–100) of `values` by nearest rank. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export const median = (values: readonly number[]): number => percentile(values, 50);
+
+/** Rounds for printing. */
+export const fmt = (value: number, digits = 1): string => value.toFixed(digits);

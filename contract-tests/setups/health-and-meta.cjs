@@ -1,0 +1,35 @@
+// Setups for the Health, Search (modes built so far) and Meta operations.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const BROKEN_TENANT = 'ost.kaputt'; // run.ts writes a kls.sqlite that is not SQLite: opening it fails
+const VANISHING_TENANT = 'ost.vanishing'; // run.ts copies a tenant here; the db-status 503 setup deletes its file
+const ASSET_BY_TYPE = { 'text/css': 'swagger-ui.css', 'application/javascript': 'swagger-ui-bundle.js', 'image/png': 'favicon-32x32.png' };
+
+module.exports = {
+  getHealth: {
+    // KLS_DIR unreadable for the duration of the request
+    503: (transaction, tools) => {
+      fs.renameSync(tools.klsDir, `${tools.klsDir}.away`);
+      tools.after(() => fs.renameSync(`${tools.klsDir}.away`, tools.klsDir));
+    },
+  },
+  getDbStatus: {
+    // a known tenant whose file vanished from disk (the next scan would drop it)
+    503: (transaction, tools) => {
+      fs.rmSync(path.join(tools.klsDir, 'ost', 'vanishing', 'kls.sqlite'), { force: true });
+      tools.setTenant(VANISHING_TENANT);
+    },
+  },
+  getJumpbar: {
+    // summary needs the tenant's database, which does not open
+    503: (transaction, tools) => {
+      tools.setQuery('mode', 'summary');
+      tools.setTenant(BROKEN_TENANT);
+    },
+  },
+  getApiDocsAsset: {
+    // one 200 transaction per declared media type: ask for an asset of that type
+    200: (transaction, tools) => tools.setLastSegment(ASSET_BY_TYPE[transaction.expected.headers['Content-Type']]),
+  },
+};
