@@ -1,5 +1,7 @@
+import type { components } from '../../generated/openapi.js';
 import type { Deps } from '../deps.js';
 import { HttpProblem, invalidRequest } from '../http/errors.js';
+import type { SyncScope } from './layout.js';
 
 /** The refresh request, from the query or the JSON body (body values win). */
 export interface RefreshRequest {
@@ -10,24 +12,43 @@ export interface RefreshRequest {
 }
 
 /** Outcome outside KLS store mode. */
-export interface RefreshSkipped {
-  status: 'skipped';
-  reason: string;
-}
+export type RefreshSkipped = components['schemas']['RefreshSkipped'];
+/** Outcome in KLS store mode. */
+export type RefreshAccepted = components['schemas']['RefreshAccepted'];
 
 /**
- * Checks the scope's arguments (400 when the scope's name is missing, 404 for an unknown pack or tenant) and,
- * in local mode, answers `skipped`: there is no object store to download from.
+ * Checks the scope's arguments (400 when the scope's name is missing, 404 for an unknown pack or tenant, 409 for
+ * an ambiguous slug). Local mode answers `skipped`; store mode invalidates the cached files in scope and syncs
+ * them with the store, answering at once (`started`) or, with `wait`, when done (`completed`).
  */
-export function refresh(request: RefreshRequest, deps: Deps): RefreshSkipped {
+export async function refresh(request: RefreshRequest, deps: Deps): Promise<RefreshSkipped | RefreshAccepted> {
   const scope = request.scope ?? 'all';
+  let target: SyncScope = { kind: 'all' };
+  let tenantId: string | undefined;
   if (scope === 'pack') {
     if (request.pack === undefined) throw invalidRequest([{ in: 'query', name: 'pack', message: 'is required when scope is pack' }]);
     if (!deps.tenants.list().some((t) => t.pack === request.pack)) throw new HttpProblem('not-found', `unknown pack "${request.pack}"`);
+    target = { kind: 'pack', pack: request.pack };
   }
   if (scope === 'tenant') {
     if (request.tenant === undefined) throw invalidRequest([{ in: 'query', name: 'tenant', message: 'is required when scope is tenant' }]);
-    deps.tenants.resolve(request.tenant, { in: 'query', name: 'tenant' });
+    const entry = deps.tenants.resolve(request.tenant, { in: 'query', name: 'tenant' });
+    target = { kind: 'tenant', pack: entry.pack, slug: entry.slug };
+    tenantId = entry.compositeId;
   }
-  return { status: 'skipped', reason: `not in KLS store mode (KLS_MODE=${deps.config.klsMode}): tenant files are read from ${'KLS_DIR'} as they are` };
+  if (deps.store === null) {
+    return { status: 'skipped', reason: `not in KLS store mode (KLS_MODE=${deps.config.klsMode}): tenant files are read from KLS_DIR as they are` };
+  }
+  const outcome = await deps.store.refresh(target, request.wait === true);
+  const body: RefreshAccepted = {
+    status: outcome.status,
+    scope,
+    invalidated: outcome.invalidated,
+    tenants: outcome.tenants,
+    ready: outcome.ready,
+  };
+  if (target.kind === 'pack') body.pack = target.pack;
+  if (tenantId !== undefined) body.tenant = tenantId;
+  if (outcome.error !== null) body.error = outcome.error;
+  return body;
 }

@@ -1,0 +1,42 @@
+import { call } from './http.js';
+import type { TestObjectStore } from './s3rver.js';
+import { startTestServer, tempDir, type TestServer } from './server.js';
+
+/** A store-mode server over `store`; `dataDir` given = that cache, else an empty one removed on close. */
+export async function startStoreModeServer(
+  store: TestObjectStore,
+  options: { env?: Record<string, string>; dataDir?: string } = {},
+): Promise<TestServer> {
+  const own = options.dataDir === undefined ? tempDir('ads-store-') : null;
+  const server = await startTestServer({ dataDir: options.dataDir ?? own!.dir, env: store.env(options.env) });
+  return {
+    ...server,
+    async close() {
+      await server.close();
+      own?.remove();
+    },
+  };
+}
+
+/** Polls `check` every 20 ms until it returns a value other than undefined/false; fails after `ms`. */
+export async function waitUntil<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Waits until store-status says the first sync has finished and nothing downloads; returns that status. */
+export async function waitForSync(server: TestServer, ms = 15_000): Promise<any> {
+  return waitUntil(
+    async () => {
+      const res = await call(server.url, '/api/store-status');
+      return res.body.initialized === true && res.body.downloading === false ? res.body : undefined;
+    },
+    ms,
+    'the store sync',
+  );
+}
