@@ -1,0 +1,132 @@
+// Jumpbar search on a tenant with 200,000 search items: p50/p95 under 50 concurrent connections (autocannon),
+// against a naive LIKE scan of the same file served over HTTP by bench/search-scan-server.ts in the same run;
+// then logo and report throughput, plain and with If-None-Match (304).
+// Targets: search p95 <= 20 ms and >= 10x faster than the scan. At saturation, 50 connections make latency
+// about 50 / throughput (queueing), so a paced run at a fixed arrival rate is printed as well.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { generateDemo } from '../src/demo/generate.js';
+import { fmt, percentile } from './stats.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+const SEARCH_ITEMS = 200_000;
+const CONNECTIONS = 50;
+const SECONDS = 10;
+/** Arrival rate of the paced run: below saturation, so latency is service time rather than queueing. */
+const PACED_RATE = 100;
+/** Realistic jumpbar queries: rare and frequent words, accents, German and French, two words, one digit group. */
+const QUERIES = [
+  'fallpauschale', 'cost', 'coût', 'implant', 'billing backlog', 'nursing', 'prognose', 'müller', 'overview 12', 'kostengewicht',
+  'ward', 'q3 2026', 'stay', 'drug', 'notfall', 'rapport', 'séjour', 'outliers', 'anna', 'materialverbrauch', 'budget', 'trend 4',
+];
+
+interface Autocannon {
+  (options: Record<string, unknown>): Promise<{ requests: { average: number }; non2xx: number; errors: number }> & {
+    on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): void;
+  };
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+/** Runs autocannon and returns per-request latencies plus throughput. */
+async function load(url: string, paths: string[], headers: Record<string, string> = {}, seconds = SECONDS, overallRate?: number) {
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  const requests = paths.map((p) => ({ method: 'GET', path: p }));
+  const run = autocannon({ url, connections: CONNECTIONS, duration: seconds, headers, requests, ...(overallRate === undefined ? {} : { overallRate }) });
+  run.on('response', (_client, status, _bytes, ms) => {
+    latencies.push(ms);
+    statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  });
+  const result = await run;
+  return { p50: percentile(latencies, 50), p95: percentile(latencies, 95), rps: result.requests.average, count: latencies.length, statuses, errors: result.errors };
+}
+
+async function untilHealthy(url: string): Promise<void> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+    try {
+      if ((await fetch(`${url}/health`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+  }
+  throw new Error(`${url} did not become healthy`);
+}
+
+function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes('\n')) resolve(text.split('\n')[0] as string);
+    });
+    child.once('exit', () => reject(new Error('the scan server exited')));
+  });
+}
+
+const stop = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+const describe = (r: Awaited<ReturnType<typeof load>>): string =>
+  `p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, ${fmt(r.rps, 0)} req/s (${r.count} requests, statuses ${[...r.statuses].map(([s, n]) => `${s}x${n}`).join(' ')})`;
+
+export async function run(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-search-'));
+  const children: ChildProcess[] = [];
+  try {
+    const generated = Date.now();
+    const demo = generateDemo({ out: dataDir, tenants: 3, searchItems: SEARCH_ITEMS });
+    const kls = demo.tenants.find((t) => t.compositeId === 'ost.kantonsspital')?.file as string;
+    console.log(`demo data: 3 tenants, ${SEARCH_ITEMS} generated search items each (${fmt((Date.now() - generated) / 1000)} s)`);
+
+    const port = 18600 + Math.floor(Math.random() * 300);
+    const url = `http://127.0.0.1:${port}`;
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: root,
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+      stdio: 'ignore',
+    });
+    children.push(server);
+    await untilHealthy(url);
+    const built = performance.now();
+    const first = await fetch(`${url}/api/jumpbar?tenant=kantonsspital&q=cost`);
+    if (first.status !== 200) throw new Error(`first search answered ${first.status}`);
+    const sidecar = fs.readdirSync(path.dirname(kls)).find((name) => name.startsWith('search-index.g')) as string;
+    const sidecarMb = fs.statSync(path.join(path.dirname(kls), sidecar)).size / 1048576;
+    console.log(`index build on first search: ${fmt(performance.now() - built, 0)} ms; sidecar ${sidecar} ${fmt(sidecarMb)} MB`);
+
+    const scanServer = spawn(process.execPath, ['--import', 'tsx', 'bench/search-scan-server.ts', kls], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(scanServer);
+    const scanUrl = `http://127.0.0.1:${await firstLine(scanServer)}`;
+
+    const searchPaths = QUERIES.map((q) => `/api/jumpbar?mode=search&tenant=kantonsspital&q=${encodeURIComponent(q)}`);
+    await load(url, searchPaths, {}, 2); // warm-up
+    const indexed = await load(url, searchPaths);
+    console.log(`search (sidecar index, full server): ${describe(indexed)}`);
+    const scanned = await load(scanUrl, QUERIES.map((q) => `/scan?q=${encodeURIComponent(q)}`));
+    console.log(`naive LIKE scan (bare HTTP server):  ${describe(scanned)}`);
+    const paced = await load(url, searchPaths, {}, SECONDS, PACED_RATE);
+    console.log(`search at a fixed ${PACED_RATE} req/s over the same 50 connections (latency without queueing): ${describe(paced)}`);
+    console.log(
+      `search vs scan: p50 ${fmt(scanned.p50 / indexed.p50)}x, p95 ${fmt(scanned.p95 / indexed.p95)}x faster, ` +
+        `${fmt(indexed.rps / scanned.rps)}x the throughput (target >= 10x); p95 ${fmt(indexed.p95)} ms (target <= 20 ms)`,
+    );
+
+    for (const [label, target] of [['logo', '/api/logo/kantonsspital'], ['report', '/api/reports/kantonsspital/monthly_controlling_2026_10']] as const) {
+      const etag = (await fetch(url + target)).headers.get('etag') as string;
+      const plain = await load(url, [target], {}, 5);
+      const revalidated = await load(url, [target], { 'if-none-match': etag }, 5);
+      console.log(`${label} 200: ${describe(plain)}`);
+      console.log(`${label} 304 (If-None-Match): ${describe(revalidated)}`);
+    }
+  } finally {
+    for (const child of children) await stop(child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}

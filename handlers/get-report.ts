@@ -1,0 +1,38 @@
+import type { Deps } from '../src/deps.js';
+import type { Input, Result } from '../src/http/contract.js';
+import { problemResult } from '../src/http/results.js';
+import { parseRange } from '../src/content/byte-range.js';
+import { etagMatches } from '../src/content/etag.js';
+import { readReport, reportDisposition } from '../src/content/report.js';
+
+/** GET /api/reports/{tenant}/{report_key}: the PDF, whole (200) or one byte range (206/416); 404 when absent. */
+export async function getReport(input: Input<'getReport'>, deps: Deps): Promise<Result<'getReport'>> {
+  const key = input.path.report_key;
+  const report = await deps.tenants.withKls(input.path.tenant, (db) => readReport(db, key));
+  if (report === null) return problemResult('not-found', `tenant "${input.path.tenant}" has no report "${key}"`);
+  const size = report.pdf.length;
+  const headers = {
+    'Cache-Control': 'public, max-age=3600',
+    ETag: report.etag,
+    'Content-Disposition': reportDisposition(key),
+    'Accept-Ranges': 'bytes',
+  };
+  const whole = { status: 200, contentType: 'application/pdf', body: report.pdf, headers } as const;
+  // If-None-Match wins over Range (RFC 9110 13.2.2): a matching tag becomes 304 in the adapter.
+  if (etagMatches(input.headers['if-none-match'], report.etag)) return whole;
+  // If-Range naming another representation: the client's parts are stale, send everything.
+  const ifRange = input.headers['if-range'];
+  if (ifRange !== undefined && !etagMatches(ifRange, report.etag)) return whole;
+  const range = parseRange(input.headers['range'], size);
+  if (range.kind === 'whole') return whole;
+  if (range.kind === 'unsatisfiable') {
+    const problem = problemResult('range-not-satisfiable', `the range ${String(input.headers['range'])} starts beyond the end of the ${size}-byte file`);
+    return { ...problem, headers: { 'Content-Range': `bytes */${size}` } };
+  }
+  return {
+    status: 206,
+    contentType: 'application/pdf',
+    body: report.pdf.subarray(range.start, range.end + 1),
+    headers: { ...headers, 'Content-Range': `bytes ${range.start}-${range.end}/${size}` },
+  };
+}

@@ -1,0 +1,24 @@
+import type Database from 'better-sqlite3';
+import { hasTable } from '../search/kls-schema.js';
+import { strongEtag } from './etag.js';
+
+/** A stored PDF report. */
+export interface Report {
+  key: string;
+  pdf: Buffer;
+  etag: string;
+}
+
+/** Report keys: lowercase letters, digits and underscores (the contract's `ReportKey`). */
+export const REPORT_KEY_PATTERN = /^[a-z0-9_]{1,100}$/;
+
+/** Reads `report_pdfs.pdf` for `key`; null when the table, the row or its bytes are missing. */
+export function readReport(db: Database.Database, key: string): Report | null {
+  if (!REPORT_KEY_PATTERN.test(key) || !hasTable(db, 'report_pdfs')) return null;
+  const row = db.prepare('SELECT pdf FROM report_pdfs WHERE report_key = ?').get(key) as { pdf: unknown } | undefined;
+  if (!Buffer.isBuffer(row?.pdf) || row.pdf.length === 0) return null;
+  return { key, pdf: row.pdf, etag: strongEtag(row.pdf) };
+}
+
+/** `Content-Disposition` of a report: shown inline, saved as `<key>.pdf` (the key pattern needs no escaping). */
+export const reportDisposition = (key: string): string => `inline; filename="${key}.pdf"`;

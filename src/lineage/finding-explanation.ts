@@ -1,0 +1,29 @@
+import type Database from 'better-sqlite3';
+import type { Locale } from '../search/localized.js';
+import { explainEntityRecords, type ExplainGroup } from './explain.js';
+import { readFinding, type FindingRecord, type MalformedFinding } from './finding.js';
+import { findSignalSummary, type SignalSummary } from './signal-summary.js';
+
+/** Levels 1 and 2 of a finding's explanation. */
+export interface FindingExplanation {
+  finding: FindingRecord;
+  signal: SignalSummary | null;
+  groups: ExplainGroup[];
+}
+
+/**
+ * The finding, its signal's summary and its entity's source records (as explainEntityRecords finds them);
+ * null when unknown, MalformedFinding when the stored row breaks the KLS contract.
+ */
+export async function explainFindingRecords(
+  db: Database.Database,
+  afsDir: string,
+  findingId: string,
+  locale: Locale,
+): Promise<FindingExplanation | MalformedFinding | null> {
+  const finding = readFinding(db, findingId);
+  if (finding === null || 'malformed' in finding) return finding;
+  const groups = explainEntityRecords(db, { entityType: finding.entity_type, entityId: finding.entity_id, timeBucket: finding.time_bucket, locale });
+  const signal = await findSignalSummary(db, afsDir, finding.probe_id);
+  return { finding, signal, groups };
+}

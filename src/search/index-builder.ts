@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
+import { foldText } from './fold.js';
+import { columnsOf, hasRowid, hasTable, quoteIdentifier } from './kls-schema.js';
+import { SEARCH_KINDS, isSearchKind, type SearchKind } from './search-kinds.js';
+
+/** Version of the sidecar layout; a file of another version is rebuilt. */
+export const INDEX_FORMAT = '2';
+
+/** The trigram table of one kind (one per kind, so a kind's first N matches never walk other kinds' postings). */
+export const ftsTableOf = (kind: SearchKind): string => `fts_${kind}`;
+
+/** Rows copied per step; the build yields to the event loop between steps so requests keep flowing. */
+const CHUNK = 4000;
+
+const ITEM_COLUMNS = ['kind', 'item_id', 'name_en', 'name_de', 'name_fr', 'description_en', 'description_de', 'description_fr', 'meta'] as const;
+const NAME_COLUMNS = ['name_en', 'name_de', 'name_fr'] as const;
+
+const SCHEMA = `
+  CREATE TABLE index_info (key TEXT PRIMARY KEY, value TEXT);
+  CREATE TABLE staging (kind_rank INTEGER, sort_key TEXT, kind TEXT, item_id TEXT, name_en TEXT, name_de TEXT, name_fr TEXT,
+    description_en TEXT, description_de TEXT, description_fr TEXT, meta TEXT, fold_en TEXT, fold_de TEXT, fold_fr TEXT);
+  CREATE TABLE items (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, item_id TEXT NOT NULL, name_en TEXT, name_de TEXT, name_fr TEXT,
+    description_en TEXT, description_de TEXT, description_fr TEXT, meta TEXT, fold_en TEXT, fold_de TEXT, fold_fr TEXT);
+  CREATE TABLE name_keys (kind_rank INTEGER NOT NULL, fold TEXT NOT NULL, item INTEGER NOT NULL);
+  ${SEARCH_KINDS.map((kind) => `CREATE VIRTUAL TABLE ${ftsTableOf(kind)} USING fts5(fold_en, fold_de, fold_fr, content='', columnsize=0, tokenize='trigram');`).join('\n  ')}
+`;
+
+/** What the index was built from; a file whose `source` differs from the KLS in service is stale. */
+export interface IndexSourceInfo {
+  /** Identity of the KLS file (size, mtime, inode), or null when unknown (the file is then never reused). */
+  fingerprint: string | null;
+}
+
+const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Builds the search sidecar for one KLS generation at `target`: written to a temporary file beside it, then
+ * renamed into place. Items are numbered by (kind, folded name, id); each kind has its own trigram table
+ * (substring matches in id order, a query stops after N rows) and `name_keys` holds every folded name by
+ * kind (exact and prefix matches are one B-tree range).
+ */
+export async function buildSearchIndex(kls: Database.Database, target: string, info: IndexSourceInfo): Promise<void> {
+  const temp = `${target}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  const db = new Database(temp);
+  try {
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    db.exec(SCHEMA);
+    await copyItems(kls, db);
+    db.exec(`INSERT INTO items (kind, item_id, name_en, name_de, name_fr, description_en, description_de, description_fr, meta, fold_en, fold_de, fold_fr)
+      SELECT kind, item_id, name_en, name_de, name_fr, description_en, description_de, description_fr, meta, fold_en, fold_de, fold_fr
+      FROM staging ORDER BY kind_rank, sort_key, item_id`);
+    db.exec('DROP TABLE staging');
+    await indexItems(db);
+    // Built after the rows are in: one sort instead of a random B-tree insert per key.
+    db.exec('CREATE INDEX name_keys_order ON name_keys (kind_rank, fold, item)');
+    const count = (db.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
+    const meta = db.prepare('INSERT INTO index_info VALUES (?, ?)');
+    meta.run('format', INDEX_FORMAT);
+    meta.run('fingerprint', info.fingerprint);
+    meta.run('items', String(count));
+    db.close();
+    fs.renameSync(temp, target);
+  } catch (err) {
+    if (db.open) db.close();
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+}
+
+/** Copies the nine kinds' rows of `search_items` into `staging`, with folded names; other kinds are skipped. */
+async function copyItems(kls: Database.Database, db: Database.Database): Promise<void> {
+  if (!hasTable(kls, 'search_items')) return;
+  const present = new Set(columnsOf(kls, 'search_items'));
+  if (!present.has('kind') || !present.has('item_id')) return;
+  const select = ITEM_COLUMNS.map((column) => (present.has(column) ? quoteIdentifier(column) : `NULL AS ${column}`)).join(', ');
+  const insert = db.prepare('INSERT INTO staging VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const stage = db.transaction((rows: Record<string, unknown>[]) => {
+    for (const row of rows) {
+      if (!isSearchKind(row['kind']) || row['item_id'] === null || row['item_id'] === undefined) continue;
+      const text = (column: string): string | null => (typeof row[column] === 'string' && row[column] !== '' ? (row[column] as string) : null);
+      const folds = NAME_COLUMNS.map((column) => (text(column) === null ? null : foldText(text(column) as string)));
+      const itemId = String(row['item_id']);
+      const sortKey = folds.find((fold) => fold !== null) ?? foldText(itemId);
+      insert.run(
+        SEARCH_KINDS.indexOf(row['kind']), sortKey, row['kind'], itemId,
+        ...NAME_COLUMNS.map(text), text('description_en'), text('description_de'), text('description_fr'), text('meta'), ...folds,
+      );
+    }
+  });
+  if (!hasRowid(kls, 'search_items')) {
+    stage(kls.prepare(`SELECT ${select} FROM search_items`).all() as Record<string, unknown>[]);
+    return;
+  }
+  // Keyset pages on the rowid: the leased connection stays free for other requests between pages.
+  const page = kls.prepare(`SELECT rowid AS row_number, ${select} FROM search_items WHERE rowid > ? ORDER BY rowid LIMIT ${CHUNK}`);
+  let after = Number.MIN_SAFE_INTEGER;
+  for (;;) {
+    const rows = page.all(after) as Record<string, unknown>[];
+    if (rows.length === 0) return;
+    stage(rows);
+    after = rows[rows.length - 1]!['row_number'] as number;
+    await nextTick();
+  }
+}
+
+/** Fills each kind's trigram table and the folded-name keys from `items`. */
+async function indexItems(db: Database.Database): Promise<void> {
+  const read = db.prepare(`SELECT id, kind, fold_en, fold_de, fold_fr FROM items WHERE id > ? ORDER BY id LIMIT ${CHUNK}`);
+  const fts = new Map(SEARCH_KINDS.map((kind) => [kind, db.prepare(`INSERT INTO ${ftsTableOf(kind)} (rowid, fold_en, fold_de, fold_fr) VALUES (?, ?, ?, ?)`)]));
+  const key = db.prepare('INSERT INTO name_keys (kind_rank, fold, item) VALUES (?, ?, ?)');
+  type Row = { id: number; kind: SearchKind; fold_en: string | null; fold_de: string | null; fold_fr: string | null };
+  const fill = db.transaction((rows: Row[]) => {
+    for (const row of rows) {
+      fts.get(row.kind)?.run(row.id, row.fold_en, row.fold_de, row.fold_fr);
+      for (const fold of new Set([row.fold_en, row.fold_de, row.fold_fr])) {
+        if (fold !== null && fold !== '') key.run(SEARCH_KINDS.indexOf(row.kind), fold, row.id);
+      }
+    }
+  });
+  let after = 0;
+  for (;;) {
+    const rows = read.all(after) as Row[];
+    if (rows.length === 0) break;
+    fill(rows);
+    after = rows[rows.length - 1]!.id;
+    await nextTick();
+  }
+  for (const kind of SEARCH_KINDS) {
+    db.exec(`INSERT INTO ${ftsTableOf(kind)}(${ftsTableOf(kind)}) VALUES ('optimize')`);
+    await nextTick();
+  }
+}

@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import type { Logger } from '../logger.js';
+import { INDEX_FORMAT, buildSearchIndex } from './index-builder.js';
+import { SearchIndex, type SearchResults } from './search-index.js';
+
+/** The KLS generation a search runs on: which tenant, where its files live, and a leased connection. */
+export interface IndexSource {
+  compositeId: string;
+  /** Folder of the KLS file; the sidecar goes beside it. */
+  dir: string;
+  generation: number;
+  /** Identity of the KLS file of this generation (null when unknown: the sidecar is then rebuilt, never reused). */
+  fingerprint: string | null;
+  db: Database.Database;
+}
+
+interface Slot {
+  generation: number;
+  ready: Promise<SearchIndex>;
+}
+
+const FILE_PATTERN = /^search-index\.g(\d+)\.sqlite(\.tmp-.*)?$/;
+/** Temporary files older than this are leftovers of a build that died (another process's build may be running). */
+const STALE_TEMP_MS = 10 * 60 * 1000;
+
+/** File name of the sidecar of one generation: `search-index.g<generation>.sqlite` beside the KLS. */
+export const sidecarPath = (dir: string, generation: number): string => path.join(dir, `search-index.g${generation}.sqlite`);
+
+/**
+ * One search sidecar per tenant generation: reused when the file on disk was built from the same KLS file,
+ * otherwise built on the first search of that generation; older generations' files are deleted once the
+ * newer one is in service.
+ */
+export class SearchIndexes {
+  private readonly slots = new Map<string, Slot>();
+  private closed = false;
+
+  constructor(private readonly log: Logger) {}
+
+  /** Searches the tenant generation of `source`, building its sidecar first when needed. */
+  async search(source: IndexSource, query: string): Promise<SearchResults> {
+    for (;;) {
+      const index = await this.indexFor(source);
+      // A newer generation may have replaced (and closed) this index while we waited.
+      if (!index.isClosed) return index.search(query);
+      if (this.closed) throw new Error('search indexes are closed');
+    }
+  }
+
+  /** The index of `source`'s generation, or of a newer one when that is already known. */
+  indexFor(source: IndexSource): Promise<SearchIndex> {
+    const slot = this.slots.get(source.compositeId);
+    if (slot !== undefined && slot.generation >= source.generation) return slot.ready;
+    const ready = this.open(source);
+    const next: Slot = { generation: source.generation, ready };
+    this.slots.set(source.compositeId, next);
+    ready.then(
+      (index) => {
+        if (this.slots.get(source.compositeId) !== next || this.closed) {
+          index.close();
+          return;
+        }
+        void slot?.ready.then((old) => old.close(), () => undefined);
+        this.removeOtherFiles(source.dir, source.generation);
+      },
+      (err: unknown) => {
+        if (this.slots.get(source.compositeId) === next) this.slots.delete(source.compositeId);
+        this.log.error({ tenant: source.compositeId, generation: source.generation, err: (err as Error).message }, 'search index build failed');
+      },
+    );
+    return ready;
+  }
+
+  /** Closes every open index (shutdown). */
+  close(): void {
+    this.closed = true;
+    for (const slot of this.slots.values()) void slot.ready.then((index) => index.close(), () => undefined);
+    this.slots.clear();
+  }
+
+  private async open(source: IndexSource): Promise<SearchIndex> {
+    const file = sidecarPath(source.dir, source.generation);
+    const info = fs.existsSync(file) ? SearchIndex.readInfo(file) : null;
+    if (info !== null && source.fingerprint !== null && info['format'] === INDEX_FORMAT && info['fingerprint'] === source.fingerprint) {
+      return SearchIndex.open(file, source.generation);
+    }
+    const started = performance.now();
+    await buildSearchIndex(source.db, file, { fingerprint: source.fingerprint });
+    this.log.info(
+      { tenant: source.compositeId, generation: source.generation, ms: Math.round(performance.now() - started) },
+      'search index built',
+    );
+    return SearchIndex.open(file, source.generation);
+  }
+
+  private removeOtherFiles(dir: string, keep: number): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const match = FILE_PATTERN.exec(name);
+      if (match === null) continue;
+      const file = path.join(dir, name);
+      try {
+        if (match[2] !== undefined) {
+          if (Date.now() - fs.statSync(file).mtimeMs > STALE_TEMP_MS) fs.rmSync(file, { force: true });
+        } else if (Number(match[1]) !== keep) {
+          fs.rmSync(file, { force: true });
+        }
+      } catch (err) {
+        this.log.warn({ file, err: (err as Error).message }, 'could not remove an old search index file');
+      }
+    }
+  }
+}

@@ -1,0 +1,164 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { expect } from 'chai';
+import { call, expectProblem } from '../helpers/http.js';
+import { KLS_COLUMNS, buildKls, dataDirWith, searchRow } from '../helpers/kls-builder.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const ARRAYS = ['probes', 'hypotheses', 'taxonomies', 'entities', 'smebits', 'bitbundles', 'people', 'dimensions', 'glossary'];
+
+const LAB_ITEMS = [
+  searchRow('glossary', 'g_fallkosten', 'Fallkosten'),
+  searchRow('glossary', 'g_kostenstelle', 'Kostenstelle'),
+  searchRow('glossary', 'g_kosten', 'Kosten'),
+  searchRow('glossary', 'g_cout', 'Total cost', 'Gesamtkosten', 'Coût total'),
+  searchRow('glossary', 'g_strasse', 'Straße'),
+  searchRow('glossary', 'g_de_only', null, 'Nur Deutsch', null, { description_de: 'Beschreibung', meta: '{"source":"lab"}' }),
+  searchRow('glossary', 'g_en_only', 'Only English', null, null, { meta: 'not json' }),
+  searchRow('other', 'x_kosten', 'Kosten elsewhere'),
+  ...Array.from({ length: 30 }, (_, i) => searchRow('entity', `widget_${String(i + 1).padStart(2, '0')}`, `Widget ${String(i + 1).padStart(2, '0')}`)),
+];
+
+describe('GET /api/jumpbar?mode=search', () => {
+  let server: TestServer;
+  let data: ReturnType<typeof dataDirWith>;
+  const search = (tenant: string, q: string) => call(server.url, `/api/jumpbar?mode=search&tenant=${tenant}&q=${encodeURIComponent(q)}`);
+  const ids = (body: any, key: string): string[] => body[key].map((item: { id: string }) => item.id);
+
+  before(async () => {
+    data = dataDirWith({
+      tenants: {
+        'lab.searchlab': { search_items: { columns: KLS_COLUMNS.search_items, rows: LAB_ITEMS } },
+        'lab.metaonly': {},
+      },
+    });
+    server = await startTestServer({ dataDir: data.dir });
+  });
+  after(async () => {
+    await server.close();
+    data.remove();
+  });
+
+  it('finds the demo glossary item for "fallpauschale" with names, description and meta', async () => {
+    const res = await search('kantonsspital', 'fallpauschale');
+    expect(res.status).to.equal(200);
+    expect(Object.keys(res.body)).to.have.members(ARRAYS);
+    expect(res.body.glossary[0]).to.deep.include({
+      id: 'glossary_fallpauschale',
+      kind: 'glossary',
+      name: { en: 'Case flat rate', de: 'Fallpauschale', fr: 'Forfait par cas' },
+      meta: { source: 'SwissDRG' },
+    });
+    expect(res.body.glossary[0].description.en).to.match(/^SwissDRG payment/);
+  });
+
+  it('matches accent- and case-insensitively ("cout" finds "Coût", "COÛT" too)', async () => {
+    for (const q of ['cout', 'COÛT', 'Coût']) {
+      const res = await search('kantonsspital', q);
+      expect(res.status).to.equal(200);
+      const names = Object.values(res.body).flatMap((items: any) => items.map((item: any) => item.name.fr));
+      expect(names, q).to.include('Coût relatif');
+    }
+    expect(ids((await search('lab.searchlab', 'strasse')).body, 'glossary')).to.deep.equal(['g_strasse']);
+  });
+
+  it('ranks exact matches first, then prefixes, then other substrings', async () => {
+    const res = await search('lab.searchlab', 'kosten');
+    // Gesamtkosten (de of "Total cost") and Fallkosten are substring matches, ordered by their folded English name
+    expect(ids(res.body, 'glossary')).to.deep.equal(['g_kosten', 'g_kostenstelle', 'g_fallkosten', 'g_cout']);
+    expect(ids(res.body, 'entities')).to.deep.equal([]);
+  });
+
+  it('serves one- and two-character queries as name-prefix searches', async () => {
+    expect(ids((await search('lab.searchlab', 'k')).body, 'glossary')).to.deep.equal(['g_kosten', 'g_kostenstelle']);
+    expect(ids((await search('lab.searchlab', 'KO')).body, 'glossary')).to.deep.equal(['g_kosten', 'g_kostenstelle']);
+    expect(ids((await search('lab.searchlab', 'st')).body, 'glossary')).to.deep.equal(['g_strasse']);
+  });
+
+  it('returns at most 20 items per kind, in name order', async () => {
+    const res = await search('lab.searchlab', 'widget');
+    expect(ids(res.body, 'entities')).to.deep.equal(Array.from({ length: 20 }, (_, i) => `widget_${String(i + 1).padStart(2, '0')}`));
+  });
+
+  it('fills NULL language variants from English, drops meta that is not a JSON object, ignores unknown kinds', async () => {
+    const deOnly = await search('lab.searchlab', 'deutsch');
+    expect(deOnly.body.glossary).to.deep.equal([
+      {
+        id: 'g_de_only',
+        kind: 'glossary',
+        name: { en: 'Nur Deutsch', de: 'Nur Deutsch', fr: 'Nur Deutsch' },
+        description: { en: 'Beschreibung', de: 'Beschreibung', fr: 'Beschreibung' },
+        meta: { source: 'lab' },
+      },
+    ]);
+    const enOnly = await search('lab.searchlab', 'only');
+    expect(enOnly.body.glossary).to.deep.equal([{ id: 'g_en_only', kind: 'glossary', name: { en: 'Only English', de: 'Only English', fr: 'Only English' } }]);
+    const all = Object.values((await search('lab.searchlab', 'elsewhere')).body).flat();
+    expect(all).to.deep.equal([]);
+  });
+
+  it('answers nine empty arrays for a tenant file without search_items', async () => {
+    const res = await search('lab.metaonly', 'anything');
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal(Object.fromEntries(ARRAYS.map((key) => [key, []])));
+  });
+
+  it('keeps its index in a sidecar file beside the tenant file, never inside it', async () => {
+    await search('lab.searchlab', 'kosten');
+    const file = data.klsFile('lab.searchlab');
+    expect(fs.existsSync(path.join(path.dirname(file), 'search-index.g1.sqlite'))).to.equal(true);
+    const db = new Database(file, { readonly: true });
+    try {
+      const tables = (db.prepare('SELECT name FROM sqlite_master').all() as { name: string }[]).map((row) => row.name);
+      expect(tables.filter((name) => !['meta', 'search_items'].includes(name) && !name.startsWith('sqlite_autoindex'))).to.deep.equal([]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('rebuilds the index after the tenant file is swapped and deletes the old generation', async () => {
+    const file = data.klsFile('lab.searchlab');
+    expect(ids((await search('lab.searchlab', 'kosten')).body, 'glossary')).to.include('g_kosten');
+    buildKls(file, 'searchlab', { search_items: { columns: KLS_COLUMNS.search_items, rows: [searchRow('person', 'p_new', 'Neue Kostenträgerin')] } });
+    const status = await call(server.url, '/api/db-status/lab.searchlab');
+    expect(status.body.generation).to.equal(2);
+    const res = await search('lab.searchlab', 'kosten');
+    expect(ids(res.body, 'glossary')).to.deep.equal([]);
+    expect(ids(res.body, 'people')).to.deep.equal(['p_new']);
+    const sidecars = fs.readdirSync(path.dirname(file)).filter((name) => name.startsWith('search-index.'));
+    expect(sidecars).to.deep.equal(['search-index.g2.sqlite']);
+  });
+
+  it('reuses a sidecar built from the same file after a restart and rebuilds one that is not', async () => {
+    const own = dataDirWith({ tenants: { 'lab.restart': { search_items: { columns: KLS_COLUMNS.search_items, rows: LAB_ITEMS } } } });
+    const sidecar = path.join(path.dirname(own.klsFile('lab.restart')), 'search-index.g1.sqlite');
+    const foreign = path.join(path.dirname(own.klsFile('ost.kantonsspital')), 'search-index.g1.sqlite');
+    fs.writeFileSync(foreign, 'left over from another file');
+    try {
+      const first = await startTestServer({ dataDir: own.dir });
+      await call(first.url, '/api/jumpbar?tenant=lab.restart&q=kosten');
+      await first.close();
+      const inode = fs.statSync(sidecar).ino;
+      const second = await startTestServer({ dataDir: own.dir });
+      try {
+        expect(ids((await call(second.url, '/api/jumpbar?tenant=lab.restart&q=kosten')).body, 'glossary')).to.include('g_kosten');
+        expect(fs.statSync(sidecar).ino).to.equal(inode);
+        expect(ids((await call(second.url, '/api/jumpbar?tenant=kantonsspital&q=fallpauschale')).body, 'glossary')).to.deep.equal(['glossary_fallpauschale']);
+        expect(fs.statSync(foreign).size).to.be.greaterThan(4096);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      own.remove();
+    }
+  });
+
+  it('answers 400 when q is only white space, 404 and 409 for unknown and ambiguous tenants', async () => {
+    const blank = await search('kantonsspital', '   ');
+    expectProblem(blank, 400);
+    expect(blank.body.errors[0]).to.include({ in: 'query', name: 'q' });
+    expectProblem(await search('nowhere', 'cost'), 404);
+    expectProblem(await search('rehaklinik', 'cost'), 409);
+  });
+});
