@@ -1,0 +1,150 @@
+// A 1,000,000-row dimension export (`materials`) through the built server, against the sqlite3 command-line
+// program running the same SELECT in the same run; peak RSS of the server; p95 of small requests meanwhile.
+// Targets (issue #5): at most 2x the CLI's time, server peak RSS under 150 MB, small requests p95 under 50 ms.
+import Database from 'better-sqlite3';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { generateDemo } from '../src/demo/generate.js';
+import { fmt, median, percentile } from './stats.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+const ROWS = 1_000_000;
+const RUNS = 3;
+const SMALL_REQUEST_GAP_MS = 10;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** kB value of a /proc/<pid>/status field (VmRSS, VmHWM). */
+function procStatusKb(pid: number, field: string): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  return match === null ? Number.NaN : Number(match[1]);
+}
+
+/** Downloads the export, discarding the bytes; resolves with the time, byte count and truncation header. */
+function timeExport(url: string): Promise<{ ms: number; bytes: number; truncated: boolean }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, (res) => {
+        if (res.statusCode !== 200) reject(new Error(`export answered ${res.statusCode}`));
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => resolve({ ms: performance.now() - started, bytes, truncated: res.headers['x-export-truncated'] === 'true' }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+/** Small requests one after the other until `done()`; their latencies in ms. */
+async function smallRequestsUntil(base: string, done: () => boolean): Promise<number[]> {
+  const latencies: number[] = [];
+  const paths = ['/api/db-status/kantonsspital', '/kantonsspital/taxonomies/cardinality/member?id=KST-4100'];
+  for (let i = 0; !done(); i += 1) {
+    const started = performance.now();
+    const res = await fetch(base + paths[i % paths.length]!);
+    await res.arrayBuffer();
+    latencies.push(performance.now() - started);
+    await new Promise((r) => setTimeout(r, SMALL_REQUEST_GAP_MS));
+  }
+  return latencies;
+}
+
+function timeCli(file: string, select: string): number {
+  const sink = fs.openSync('/dev/null', 'w');
+  try {
+    const started = performance.now();
+    const result = spawnSync('sqlite3', ['-csv', '-header', file, select], { stdio: ['ignore', sink, 'inherit'] });
+    if (result.status !== 0) throw new Error(`sqlite3 exited with ${String(result.status)}`);
+    return performance.now() - started;
+  } finally {
+    fs.closeSync(sink);
+  }
+}
+
+export async function run(): Promise<void> {
+  if (!fs.existsSync(path.join(root, 'dist/src/main.js'))) throw new Error('run `npm run build` first');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-export-'));
+  let server: ReturnType<typeof spawn> | null = null;
+  try {
+    let started = performance.now();
+    const summary = generateDemo({ out: dataDir, tenants: 3, rows: ROWS });
+    console.log(`generated ${ROWS} material rows per tenant in ${fmt((performance.now() - started) / 1000)} s`);
+    const file = summary.tenants.find((t) => t.compositeId === 'ost.kantonsspital')!.file;
+    const db = new Database(file, { readonly: true });
+    const columns = db.prepare("SELECT name FROM pragma_table_info('dim_materials') ORDER BY cid").pluck().all() as string[];
+    db.close();
+    const select = `SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM "dim_materials" LIMIT ${ROWS}`;
+
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    server = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], {
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+      stdio: 'ignore',
+    });
+    const pid = server.pid!;
+    started = performance.now();
+    for (;;) {
+      try {
+        if ((await fetch(`${base}/health`)).status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      if (performance.now() - started > 30_000) throw new Error('server not healthy within 30 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const rssAtStartMb = procStatusKb(pid, 'VmRSS') / 1024;
+
+    const exportTimes: number[] = [];
+    const small: number[] = [];
+    let peakSampledMb = 0;
+    for (let runIndex = 0; runIndex < RUNS; runIndex += 1) {
+      let finished = false;
+      const sampler = setInterval(() => (peakSampledMb = Math.max(peakSampledMb, procStatusKb(pid, 'VmRSS') / 1024)), 50);
+      const exporting = timeExport(`${base}/kantonsspital/dimensions/materials/export`).finally(() => (finished = true));
+      const [result, latencies] = await Promise.all([exporting, smallRequestsUntil(base, () => finished)]);
+      clearInterval(sampler);
+      if (result.truncated) throw new Error('a 1,000,000-row table must not be truncated');
+      exportTimes.push(result.ms);
+      small.push(...latencies);
+      console.log(`export run ${runIndex + 1}: ${fmt(result.ms)} ms, ${fmt(result.bytes / 1048576)} MiB, ${latencies.length} small requests meanwhile`);
+    }
+    const peakMb = procStatusKb(pid, 'VmHWM') / 1024;
+    const serverMs = median(exportTimes);
+    console.log(`server export of ${ROWS} rows: median ${fmt(serverMs)} ms over ${RUNS} runs`);
+    console.log(`server peak RSS (VmHWM): ${fmt(peakMb)} MB (at start ${fmt(rssAtStartMb)} MB, sampled max ${fmt(peakSampledMb)} MB) — target < 150 MB: ${peakMb < 150 ? 'met' : 'MISSED'}`);
+    const p95 = percentile(small, 95);
+    console.log(`small requests during the exports: n=${small.length}, p50 ${fmt(median(small))} ms, p95 ${fmt(p95)} ms — target < 50 ms: ${p95 < 50 ? 'met' : 'MISSED'}`);
+
+    if (spawnSync('sqlite3', ['-version'], { stdio: 'ignore' }).status !== 0) {
+      console.log('sqlite3 command-line program not found: CLI comparison skipped (install it, e.g. `apt-get install -y sqlite3`)');
+      return;
+    }
+    const cliTimes: number[] = [];
+    for (let runIndex = 0; runIndex < RUNS; runIndex += 1) cliTimes.push(timeCli(file, select));
+    const cliMs = median(cliTimes);
+    const ratio = serverMs / cliMs;
+    console.log(`sqlite3 -csv, same SELECT, to /dev/null: median ${fmt(cliMs)} ms over ${RUNS} runs`);
+    console.log(`server / CLI: ${fmt(ratio, 2)}x — target <= 2x: ${ratio <= 2 ? 'met' : 'MISSED'}`);
+  } finally {
+    if (server !== null && server.exitCode === null) {
+      server.kill('SIGTERM');
+      await new Promise((r) => server!.once('exit', r));
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,26 @@
+import type { Deps } from '../src/deps.js';
+import type { Input, Result } from '../src/http/contract.js';
+import { problemResult } from '../src/http/results.js';
+import { startDimensionExport } from '../src/dimensions/export.js';
+
+type ExportQueryName = keyof Input<'exportDimension'>['query'];
+/** Query names the contract declares; any other key must be a column filter `f.<column>`. */
+const DECLARED_QUERY = ['q', 'sort', 'order', 'filters'] as const satisfies readonly ExportQueryName[];
+
+/** GET /{tenant}/dimensions/{entity}/export: the dimension table as streamed CSV. */
+export async function exportDimension(input: Input<'exportDimension'>, deps: Deps): Promise<Result<'exportDimension'>> {
+  const started = await startDimensionExport(deps.tenants, {
+    tenant: input.path.tenant,
+    entity: input.path.entity,
+    // the raw query: `f.<column>` keys are free-form (the contract's `filters` parameter), checked against the table
+    query: input.query as Readonly<Record<string, unknown>>,
+    declaredQuery: DECLARED_QUERY,
+  });
+  if ('missing' in started) return problemResult('not-found', started.missing);
+  const headers: Record<string, string> = {
+    'Content-Disposition': `attachment; filename="${started.entity}.csv"`,
+    'Cache-Control': 'no-store',
+  };
+  if (started.truncated) headers['X-Export-Truncated'] = 'true';
+  return { status: 200, contentType: 'text/csv; charset=utf-8', body: started.csv, headers };
+}

@@ -1,0 +1,100 @@
+import Database from 'better-sqlite3';
+import type { Readable } from 'node:stream';
+import type { TenantRegistry } from '../tenants/registry.js';
+import { CsvExportStream } from './csv-export-stream.js';
+import { findDimensionTable, quoteIdentifier, type DimensionTable } from './dimension-table.js';
+import { readExportOptions, type ExportOptions } from './export-options.js';
+import { exportSelect, FOLD_FUNCTION, matchProbe } from './export-sql.js';
+
+/** The most rows one export writes (API description, Limits). */
+export const MAX_EXPORT_ROWS = 1_000_000;
+/** Rows the truncation probe steps through per event-loop turn. */
+const PROBE_ROWS_PER_TURN = 50_000;
+
+/** A started export: the CSV stream and whether rows beyond the cap were left out. */
+export interface DimensionExport {
+  entity: string;
+  truncated: boolean;
+  csv: Readable;
+}
+
+/** What the caller asks for: tenant value, entity key and the raw query (declared names + `f.<column>`). */
+export interface ExportRequest {
+  tenant: string;
+  entity: string;
+  query: Readonly<Record<string, unknown>>;
+  /** Query names the contract declares (everything else must be a column filter). */
+  declaredQuery: readonly string[];
+  /** Row cap; MAX_EXPORT_ROWS unless given (tests use a small one to see truncation). */
+  maxRows?: number;
+}
+
+/**
+ * Starts a CSV export of a dimension table, or answers `{missing}` for an unknown entity. Reads on a
+ * connection of its own (an open iterator would make the tenant's shared connection refuse pragmas and
+ * exec), holds a registry lease until the stream ends or is destroyed, and throws 400 for bad options.
+ */
+export async function startDimensionExport(tenants: TenantRegistry, request: ExportRequest): Promise<DimensionExport | { missing: string }> {
+  const lease = tenants.lease(tenants.resolve(request.tenant));
+  let db: Database.Database | null = null;
+  try {
+    db = openExportConnection(lease.db.name);
+    const table = findDimensionTable(db, request.entity);
+    if (table === null) {
+      return { missing: `"${request.entity}" is not a dimension of tenant "${lease.entry.compositeId}"` };
+    }
+    const options = readExportOptions(request.query, table, request.declaredQuery);
+    const cap = request.maxRows ?? MAX_EXPORT_ROWS;
+    const truncated = await matchesMoreThan(db, table, options, cap);
+    const select = exportSelect(table, options, cap);
+    const rows = db.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>;
+    const connection = db;
+    db = null; // the stream owns it now
+    const csv = new CsvExportStream({
+      header: table.columns.map((c) => c.name),
+      rows,
+      release: () => {
+        connection.close();
+        lease.release();
+      },
+    });
+    return { entity: table.entity, truncated, csv };
+  } finally {
+    if (db !== null) {
+      db.close();
+      lease.release();
+    }
+  }
+}
+
+/** A read-only connection to the tenant file with the fold function `q` uses for non-ASCII text. */
+function openExportConnection(file: string): Database.Database {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('query_only = ON');
+  db.function(FOLD_FUNCTION, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+  return db;
+}
+
+/**
+ * Whether more than `cap` rows match. Free when the whole table is within the cap (count(*) without WHERE
+ * reads the b-tree only); otherwise the matching rows are stepped through in slices, yielding between them.
+ */
+async function matchesMoreThan(db: Database.Database, table: DimensionTable, options: ExportOptions, cap: number): Promise<boolean> {
+  const total = db.prepare(`SELECT count(*) FROM ${quoteIdentifier(table.tableName)}`).pluck().get() as number;
+  if (total <= cap) return false;
+  const probe = matchProbe(table, options, cap + 1);
+  const rows = db.prepare(probe.sql).pluck().iterate(...probe.params);
+  let matched = 0;
+  try {
+    for (;;) {
+      for (let i = 0; i < PROBE_ROWS_PER_TURN; i += 1) {
+        if (rows.next().done === true) return false;
+        matched += 1;
+        if (matched > cap) return true;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    rows.return?.();
+  }
+}

@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { csvField, csvRecord } from '../../src/dimensions/csv.js';
+import { CsvExportStream } from '../../src/dimensions/csv-export-stream.js';
+import { affinityOf } from '../../src/dimensions/dimension-table.js';
+import { filterValue } from '../../src/dimensions/export-options.js';
+import { parseCsv } from '../helpers/csv.js';
+
+/** Endless rows that count how many were pulled and whether the iterator was closed. */
+function countingRows(limit = Number.POSITIVE_INFINITY): { rows: Iterator<unknown[]>; pulled: () => number; closed: () => boolean } {
+  let pulled = 0;
+  let closed = false;
+  const rows: Iterator<unknown[]> = {
+    next: () => (pulled >= limit ? { done: true, value: undefined } : { done: false, value: [`M-${pulled++}`, 'x'.repeat(80), 1.5] }),
+    return: () => {
+      closed = true;
+      return { done: true, value: undefined };
+    },
+  };
+  return { rows, pulled: () => pulled, closed: () => closed };
+}
+
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('dimension CSV', () => {
+  it('writes RFC 4180 fields: NULL empty, numbers as is, quotes doubled, commas and line breaks quoted', () => {
+    expect(csvRecord(['a', null, 7, 1.25, 9007199254740993n, 'x,y', 'say "hi"', 'l1\nl2', 'cr\r'])).to.equal(
+      'a,,7,1.25,9007199254740993,"x,y","say ""hi""","l1\nl2","cr\r"\r\n',
+    );
+    expect(csvField(Buffer.from([0xca, 0xfe]))).to.equal('cafe');
+  });
+
+  it('guards text that a spreadsheet would evaluate with a leading quote, and never touches numbers', () => {
+    for (const formula of ['=SUM(A1)', '+41 44', '-10%', '@Lager', '\tTab', '\rCR']) {
+      expect(csvField(formula)).to.equal(`"'${formula}"`);
+    }
+    expect(csvField('=HYPERLINK("x")')).to.equal('"\'=HYPERLINK(""x"")"');
+    expect(csvField(-5)).to.equal('-5');
+    expect(csvField(-5n)).to.equal('-5');
+    expect(csvField('a=b')).to.equal('a=b');
+    expect(parseCsv(csvRecord(['=1+1', 'plain']))).to.deep.equal([["'=1+1", 'plain']]);
+  });
+
+  it('derives SQLite affinity from the declared type', () => {
+    expect(['INTEGER', 'BIGINT', 'TEXT', 'VARCHAR(10)', '', 'BLOB', 'REAL', 'DOUBLE', 'BOOLEAN', 'NUMERIC'].map(affinityOf)).to.deep.equal([
+      'integer',
+      'integer',
+      'text',
+      'text',
+      'blob',
+      'blob',
+      'real',
+      'real',
+      'numeric',
+      'numeric',
+    ]);
+  });
+
+  it('reads filter values by column affinity: booleans, integers, numbers, text, empty', () => {
+    const integer = { name: 'active', affinity: 'integer' } as const;
+    expect([filterValue(integer, 'true'), filterValue(integer, 'false'), filterValue(integer, '1'), filterValue(integer, '-12')]).to.deep.equal([1, 0, 1, -12]);
+    expect(filterValue(integer, '9223372036854775807')).to.equal(9223372036854775807n);
+    expect(filterValue(integer, 'yes')).to.equal(undefined);
+    expect(filterValue(integer, '1.5')).to.equal(undefined);
+    const real = { name: 'price', affinity: 'real' } as const;
+    expect(filterValue(real, '12.5')).to.equal(12.5);
+    expect(filterValue(real, 'true')).to.equal(undefined);
+    expect(filterValue(real, 'abc')).to.equal(undefined);
+    expect(filterValue({ name: 'note', affinity: 'text' }, 'true')).to.equal('true');
+    expect(filterValue({ name: 'note', affinity: 'text' }, '')).to.equal(null);
+  });
+
+  it('streams the header and every row, then releases its source once', async () => {
+    const source = countingRows(1000);
+    let releases = 0;
+    const stream = new CsvExportStream({ header: ['id', 'text', 'n'], rows: source.rows, release: () => (releases += 1) });
+    let text = '';
+    for await (const chunk of stream) text += String(chunk);
+    const rows = parseCsv(text);
+    expect(rows).to.have.length(1001);
+    expect(rows[0]).to.deep.equal(['id', 'text', 'n']);
+    expect(rows[1000]![0]).to.equal('M-999');
+    expect(releases).to.equal(1);
+  });
+
+  it('stops pulling rows while the consumer does not read (back-pressure)', async () => {
+    const source = countingRows();
+    const stream = new CsvExportStream({ header: ['id', 'text', 'n'], rows: source.rows, release: () => undefined });
+    const stalled = new Writable({ highWaterMark: 1024, write: () => undefined }); // never acknowledges a chunk
+    stream.pipe(stalled);
+    await tick(200);
+    const pulled = source.pulled();
+    await tick(200);
+    expect(source.pulled()).to.equal(pulled);
+    expect(pulled).to.be.lessThan(5000); // a few 64 KiB chunks of ~90-byte rows, not an endless read
+    stream.destroy();
+  });
+
+  it('closes the iterator and releases once when destroyed mid-way (client gone)', async () => {
+    const source = countingRows();
+    let releases = 0;
+    const stream = new CsvExportStream({ header: ['id'], rows: source.rows, release: () => (releases += 1) });
+    stream.once('data', () => stream.destroy());
+    await new Promise((resolve) => stream.once('close', resolve));
+    expect(source.closed()).to.equal(true);
+    expect(releases).to.equal(1);
+  });
+});
