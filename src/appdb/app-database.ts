@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
+import { APP_ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 /** The app database (views, notebooks, notes): TypeORM over SQLite in WAL mode. */
@@ -22,7 +23,7 @@ export async function openAppDatabase(file: string): Promise<AppDatabase> {
     database: file,
     enableWAL: true,
     timeout: BUSY_TIMEOUT_MS,
-    entities: [],
+    entities: APP_ENTITIES,
     migrations: MIGRATIONS,
     migrationsRun: false,
     synchronize: false,

@@ -1,0 +1,90 @@
+// Setups for saved views, notebooks and notes (issue #6). The IDs in the contract's examples cannot exist in a
+// fresh app database, so each 2xx transaction first creates its resource through the API and puts the new ID
+// into the request; the 404 transactions of cell and note operations keep the example ID (unknown) with a known
+// tenant, so they check "unknown cell/note" rather than "unknown tenant".
+const TENANT = 'kantonsspital';
+
+/** Replaces the path segment of template parameter `name` (e.g. cell_id) in the transaction's URI. */
+function setPathParam(transaction, tools, name, value) {
+  const index = tools.route.template.split('/').indexOf(`{${name}}`);
+  if (index < 0) throw new Error(`no {${name}} in ${tools.route.template}`);
+  const uri = tools.splitUri(transaction.request.uri);
+  uri.segments[index] = value;
+  transaction.request.uri = tools.joinUri(uri);
+  transaction.fullPath = transaction.request.uri;
+}
+
+function setBodyMember(transaction, name, value) {
+  const body = JSON.parse(transaction.request.body);
+  body[name] = value;
+  transaction.request.body = JSON.stringify(body);
+  transaction.request.headers['Content-Length'] = String(Buffer.byteLength(transaction.request.body));
+}
+
+async function created(response, what) {
+  if (response.status !== 200 && response.status !== 201) throw new Error(`creating ${what} answered ${response.status}: ${response.text}`);
+  return response.body;
+}
+
+async function newView(tools) {
+  const body = await created(await tools.request('POST', '/api/views', { tenant: TENANT, entity: 'cost_centres', name: 'Dredd view', params: { sort: 'name' } }), 'a view');
+  return body.view.view_id;
+}
+
+async function newNotebookCell(tools, cell) {
+  const body = await created(await tools.request('POST', `/${TENANT}/api/notebook/cells`, { cell }), 'a notebook cell');
+  return JSON.parse(body.notebook.cells).at(-1).id;
+}
+
+async function newNote(tools) {
+  const body = await created(await tools.request('POST', `/${TENANT}/api/notes`, { title: 'Dredd note', tags: ['contract'] }), 'a note');
+  return body.note.note_id;
+}
+
+const keepExampleId = () => undefined; // the example ID is unknown in a fresh app database: 404 with a known tenant
+
+module.exports = {
+  listViews: {
+    200: async (transaction, tools) => {
+      await newView(tools);
+    },
+  },
+  updateView: {
+    200: async (transaction, tools) => setBodyMember(transaction, 'view_id', await newView(tools)),
+  },
+  deleteView: {
+    200: async (transaction, tools) => tools.setQuery('view_id', await newView(tools)),
+  },
+  updateNotebookCell: {
+    200: async (transaction, tools) => setPathParam(transaction, tools, 'cell_id', await newNotebookCell(tools, { type: 'narrative', text: { en: 'Dredd' } })),
+    404: keepExampleId,
+  },
+  deleteNotebookCell: {
+    200: async (transaction, tools) => setPathParam(transaction, tools, 'cell_id', await newNotebookCell(tools, { type: 'narrative', text: { en: 'Dredd' } })),
+    404: keepExampleId,
+  },
+  addDiscussionReply: {
+    201: async (transaction, tools) => setPathParam(transaction, tools, 'cell_id', await newNotebookCell(tools, { type: 'discussion', title: 'Dredd discussion' })),
+    // a cell that exists but is not a discussion
+    404: async (transaction, tools) => setPathParam(transaction, tools, 'cell_id', await newNotebookCell(tools, { type: 'narrative', text: { en: 'Dredd' } })),
+  },
+  getNote: {
+    200: async (transaction, tools) => setPathParam(transaction, tools, 'note_id', await newNote(tools)),
+    404: keepExampleId,
+  },
+  addToNote: {
+    200: async (transaction, tools) => setPathParam(transaction, tools, 'note_id', await newNote(tools)),
+    404: keepExampleId,
+  },
+  updateNote: {
+    200: async (transaction, tools) => setPathParam(transaction, tools, 'note_id', await newNote(tools)),
+  },
+  deleteNote: {
+    200: async (transaction, tools) => {
+      const noteId = await newNote(tools);
+      const cell = await created(await tools.request('POST', `/${TENANT}/api/notes/${noteId}`, { cell: { type: 'narrative', text: { en: 'Dredd' } } }), 'a note cell');
+      setPathParam(transaction, tools, 'note_id', noteId);
+      tools.setQuery('cell_id', cell.cell_id);
+    },
+  },
+};

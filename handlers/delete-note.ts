@@ -1,0 +1,10 @@
+import type { Deps } from '../src/deps.js';
+import type { Input, Result } from '../src/http/contract.js';
+import { deleteNote as removeNote } from '../src/notes/notes.js';
+
+/** DELETE /{tenant}/api/notes/{note_id}: deletes the note, or only the cell `cell_id`; `ok:false` when missing. */
+export async function deleteNote(input: Input<'deleteNote'>, deps: Deps): Promise<Result<'deleteNote'>> {
+  const tenant = deps.tenants.resolve(input.path.tenant);
+  const ok = await removeNote(deps.appDb.dataSource, tenant.compositeId, input.path.note_id, input.query.cell_id);
+  return { status: 200, body: { ok } };
+}

@@ -1,0 +1,12 @@
+import type { Deps } from '../src/deps.js';
+import type { Input, Result } from '../src/http/contract.js';
+import { problemResult } from '../src/http/results.js';
+import { deleteNotebookCell as removeCell } from '../src/notebooks/notebook.js';
+
+/** DELETE /{tenant}/api/notebook/cells/{cell_id}: removes the cell; 404 for an unknown cell. */
+export async function deleteNotebookCell(input: Input<'deleteNotebookCell'>, deps: Deps): Promise<Result<'deleteNotebookCell'>> {
+  const tenant = deps.tenants.resolve(input.path.tenant);
+  const outcome = await removeCell(deps.appDb.dataSource, tenant.compositeId, input.path.cell_id);
+  if (typeof outcome === 'string') return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${input.path.cell_id}`);
+  return { status: 200, body: { notebook: outcome } };
+}

@@ -1,0 +1,10 @@
+import type { Deps } from '../src/deps.js';
+import type { Input, Result } from '../src/http/contract.js';
+import { deleteView as removeView } from '../src/views/saved-views.js';
+
+/** DELETE /api/views: deletes a view; `ok:false` for an unknown view. */
+export async function deleteView(input: Input<'deleteView'>, deps: Deps): Promise<Result<'deleteView'>> {
+  const tenant = deps.tenants.resolve(input.query.tenant, { in: 'query', name: 'tenant' });
+  const ok = await removeView(deps.appDb.dataSource, tenant.compositeId, input.query.view_id);
+  return { status: 200, body: { ok } };
+}

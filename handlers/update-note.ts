@@ -1,0 +1,26 @@
+import type { Deps } from '../src/deps.js';
+import type { Input, Result } from '../src/http/contract.js';
+import { invalidRequest } from '../src/http/errors.js';
+import { cellRules } from '../src/notebooks/cell-rules.js';
+import { updateNoteCell, updateNoteMetadata } from '../src/notes/notes.js';
+
+/** PUT /{tenant}/api/notes/{note_id}: changes one cell (`cell_id` + `updates`) or the note's title/tags. */
+export async function updateNote(input: Input<'updateNote'>, deps: Deps): Promise<Result<'updateNote'>> {
+  const tenant = deps.tenants.resolve(input.path.tenant);
+  const noteId = input.path.note_id;
+  const { cell_id: cellId, updates, title, tags } = input.body;
+  const metadata = title !== undefined || tags !== undefined;
+  if (cellId !== undefined && updates !== undefined && !metadata) {
+    const ok = await updateNoteCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, noteId, cellId, updates);
+    return { status: 200, body: { ok } };
+  }
+  if (metadata && cellId === undefined && updates === undefined) {
+    const ok = await updateNoteMetadata(deps.appDb.dataSource, tenant.compositeId, noteId, { title, tags });
+    return { status: 200, body: { ok } };
+  }
+  const name = metadata ? (cellId !== undefined ? 'cell_id' : 'updates') : cellId === undefined ? 'cell_id' : 'updates';
+  throw invalidRequest(
+    [{ in: 'body', name, message: 'give either `cell_id` with `updates` (change a cell), or `title` and/or `tags` (change the note)' }],
+    'the body must either change a cell (`cell_id` with `updates`) or the note (`title` and/or `tags`), not both',
+  );
+}

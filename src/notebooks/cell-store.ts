@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import type { QueryDeepPartialEntity } from 'typeorm';
+import { CellRow, type CellOwnerKind } from '../appdb/cell.entity.js';
+import type { AppDbManager } from '../appdb/unit-of-work.js';
+import { invalidRequest } from '../http/errors.js';
+import { authorOfNewCell, checkableCell, contentOfNewCell, mergeUpdates, todayUtc, type DiscussionReply } from './cell-content.js';
+import type { CellRules } from './cell-rules.js';
+
+/** The notebook of a tenant (id = tenant ID) or a note (id = note ID). Used inside a unit of work only. */
+export interface CellOwner {
+  kind: CellOwnerKind;
+  id: string;
+}
+
+/** A reply as a request gives it; `date` defaults to today (UTC). */
+export interface ReplyInput {
+  author: string;
+  text: DiscussionReply['text'];
+  date?: string | undefined;
+}
+
+/** Outcome of a reply: added, or why not. */
+export type ReplyOutcome = 'added' | 'no-cell' | 'not-discussion';
+
+/** The owner's cells in display order. */
+export function listCells(m: AppDbManager, owner: CellOwner): Promise<CellRow[]> {
+  return m.find(CellRow, { where: { ownerKind: owner.kind, ownerId: owner.id }, order: { position: 'ASC' } });
+}
+
+/** How many cells each of the owners holds (owners without cells are absent). */
+export async function countCells(m: AppDbManager, kind: CellOwnerKind, ownerIds: readonly string[]): Promise<Map<string, number>> {
+  if (ownerIds.length === 0) return new Map();
+  const rows = await m
+    .createQueryBuilder(CellRow, 'c')
+    .select('c.ownerId', 'ownerId')
+    .addSelect('COUNT(*)', 'count')
+    .where('c.ownerKind = :kind AND c.ownerId IN (:...ids)', { kind, ids: ownerIds })
+    .groupBy('c.ownerId')
+    .getRawMany<{ ownerId: string; count: number }>();
+  return new Map(rows.map((r) => [r.ownerId, Number(r.count)]));
+}
+
+/**
+ * Appends a cell after the owner's last one. Its position is read and written in the same write unit
+ * (BEGIN IMMEDIATE), so parallel appends, from this process or another, each get their own position.
+ */
+export async function appendCell(
+  m: AppDbManager,
+  owner: CellOwner,
+  input: Record<string, unknown>,
+  requestAuthor: string | undefined,
+  now: Date,
+): Promise<CellRow> {
+  const last = await m
+    .createQueryBuilder(CellRow, 'c')
+    .select('MAX(c.position)', 'max')
+    .where('c.ownerKind = :kind AND c.ownerId = :id', { kind: owner.kind, id: owner.id })
+    .getRawOne<{ max: number | null }>();
+  const stamp = now.toISOString();
+  const row = m.create(CellRow, {
+    cellId: randomUUID(),
+    ownerKind: owner.kind,
+    ownerId: owner.id,
+    position: (last?.max ?? 0) + 1,
+    type: String(input.type),
+    author: authorOfNewCell(input, requestAuthor),
+    content: contentOfNewCell(input),
+    createdAt: stamp,
+    updatedAt: stamp,
+  });
+  // JSON columns are typed Record<string, unknown>, which TypeORM's deep-partial type does not accept as is
+  await m.insert(CellRow, row as QueryDeepPartialEntity<CellRow>);
+  return row;
+}
+
+/** Checks a new cell (size limit and cell rules); 400 problem when it breaks one. */
+export function assertNewCell(rules: CellRules, input: Record<string, unknown>, requestAuthor: string | undefined): void {
+  const issues = rules.check(checkableCell(String(input.type), contentOfNewCell(input), authorOfNewCell(input, requestAuthor)), 'cell');
+  if (issues.length > 0) throw invalidRequest(issues);
+}
+
+/** The owner's cell with that ID, or null. */
+export function findCell(m: AppDbManager, owner: CellOwner, cellId: string): Promise<CellRow | null> {
+  return m.findOneBy(CellRow, { cellId, ownerKind: owner.kind, ownerId: owner.id });
+}
+
+/** Merges `updates` into the owner's cell; null when it has no such cell, 400 when the result breaks the rules. */
+export async function updateCell(
+  m: AppDbManager,
+  owner: CellOwner,
+  cellId: string,
+  change: { updates: Record<string, unknown>; author?: string | undefined },
+  rules: CellRules,
+  now: Date,
+): Promise<CellRow | null> {
+  const row = await findCell(m, owner, cellId);
+  if (row === null) return null;
+  const merged = mergeUpdates(row, change.updates, change.author);
+  const issues = rules.check(checkableCell(row.type, merged.content, merged.author), 'updates');
+  if (issues.length > 0) throw invalidRequest(issues);
+  row.content = merged.content;
+  row.author = merged.author;
+  row.updatedAt = now.toISOString();
+  await m.update(CellRow, { cellId }, { content: row.content, author: row.author, updatedAt: row.updatedAt } as QueryDeepPartialEntity<CellRow>);
+  return row;
+}
+
+/** Deletes the owner's cell (a discussion with its replies); false when it has no such cell. */
+export async function deleteCell(m: AppDbManager, owner: CellOwner, cellId: string): Promise<boolean> {
+  const result = await m.delete(CellRow, { cellId, ownerKind: owner.kind, ownerId: owner.id });
+  return (result.affected ?? 0) > 0;
+}
+
+/** Deletes every cell of the owner. */
+export async function deleteAllCells(m: AppDbManager, owner: CellOwner): Promise<void> {
+  await m.delete(CellRow, { ownerKind: owner.kind, ownerId: owner.id });
+}
+
+/** Appends a reply to the owner's discussion cell, read and written in the same write unit. */
+export async function addReply(m: AppDbManager, owner: CellOwner, cellId: string, reply: ReplyInput, now: Date): Promise<ReplyOutcome> {
+  const row = await findCell(m, owner, cellId);
+  if (row === null) return 'no-cell';
+  if (row.type !== 'discussion') return 'not-discussion';
+  const replies = Array.isArray(row.content.replies) ? (row.content.replies as DiscussionReply[]) : [];
+  const added: DiscussionReply = { author: reply.author, text: reply.text, date: reply.date ?? todayUtc(now) };
+  const content = { ...row.content, replies: [...replies, added] };
+  await m.update(CellRow, { cellId }, { content, updatedAt: now.toISOString() } as QueryDeepPartialEntity<CellRow>);
+  return 'added';
+}

@@ -1,0 +1,43 @@
+import { expect } from 'chai';
+import { UNKNOWN_ID, createView, oversizedBody } from '../helpers/collaboration.js';
+import { call, expectProblem } from '../helpers/http.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+describe('PUT /api/views', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server.close());
+
+  it('replaces name and params, sets updated_at, and answers ok:true', async () => {
+    const view = await createView(server.url, 'kantonsspital');
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a later updated_at
+    const res = await call(server.url, '/api/views', { method: 'PUT', json: { tenant: 'ost.kantonsspital', view_id: view.view_id, name: 'Renamed', params: { sort: 'name' } } });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ ok: true });
+    const stored = (await call(server.url, '/api/views?tenant=kantonsspital')).body.views.find((v: { view_id: string }) => v.view_id === view.view_id);
+    expect(stored).to.include({ name: 'Renamed', created_at: view.created_at });
+    expect(stored.params).to.deep.equal({ sort: 'name' });
+    expect(stored.updated_at > view.updated_at, 'updated_at moved on').to.equal(true);
+  });
+
+  it('answers ok:false for an unknown view and for a view of another tenant', async () => {
+    const view = await createView(server.url, 'kantonsspital');
+    expect((await call(server.url, '/api/views', { method: 'PUT', json: { tenant: 'kantonsspital', view_id: UNKNOWN_ID, name: 'x' } })).body).to.deep.equal({ ok: false });
+    expect((await call(server.url, '/api/views', { method: 'PUT', json: { tenant: 'hopital-cantonal', view_id: view.view_id, name: 'x' } })).body).to.deep.equal({ ok: false });
+  });
+
+  it('answers 400 for a malformed view_id or params beyond 64 KiB', async () => {
+    const view = await createView(server.url, 'kantonsspital');
+    expectProblem(await call(server.url, '/api/views', { method: 'PUT', json: { tenant: 'kantonsspital', view_id: 'not-a-uuid' } }), 400);
+    expectProblem(await call(server.url, '/api/views', { method: 'PUT', json: { tenant: 'kantonsspital', view_id: view.view_id, params: { blob: 'x'.repeat(65_536) } } }), 400);
+  });
+
+  it('answers 404, 409, 413 and 415 problems', async () => {
+    expectProblem(await call(server.url, '/api/views', { method: 'PUT', json: { tenant: 'nowhere', view_id: UNKNOWN_ID } }), 404);
+    expectProblem(await call(server.url, '/api/views', { method: 'PUT', json: { tenant: 'rehaklinik', view_id: UNKNOWN_ID } }), 409);
+    expectProblem(await call(server.url, '/api/views', { method: 'PUT', body: oversizedBody(), headers: { 'content-type': 'application/json' } }), 413);
+    expectProblem(await call(server.url, '/api/views', { method: 'PUT', body: '{}', headers: { 'content-type': 'text/plain' } }), 415);
+  });
+});

@@ -1,0 +1,52 @@
+import { expect } from 'chai';
+import { loadContractDocument } from '../../src/contract-document.js';
+import { authorOfNewCell, contentOfNewCell, mergeUpdates, todayUtc } from '../../src/notebooks/cell-content.js';
+import { CELL_SIZE_LIMIT_BYTES, cellRules } from '../../src/notebooks/cell-rules.js';
+import { projectRoot } from '../../src/project-root.js';
+
+describe('notebook cells (src/notebooks/cell-content.ts, cell-rules.ts)', () => {
+  const rules = cellRules(loadContractDocument(projectRoot()).document);
+
+  it('keeps unknown members of a new cell, drops server members, starts discussions empty and actions open', () => {
+    expect(contentOfNewCell({ type: 'narrative', text: { en: 'x' }, id: 'mine', created_at: 'x', colour: 'red' })).to.deep.equal({ text: { en: 'x' }, colour: 'red' });
+    expect(contentOfNewCell({ type: 'discussion', title: 'T', replies: [{ bogus: true }] })).to.deep.equal({ title: 'T', replies: [] });
+    expect(contentOfNewCell({ type: 'action', text: 'do' })).to.deep.equal({ text: 'do', status: 'open' });
+    expect(contentOfNewCell({ type: 'action', text: 'do', status: 'done' }).status).to.equal('done');
+  });
+
+  it('takes the request author over the cell author, and null without either', () => {
+    expect(authorOfNewCell({ type: 'narrative', author: 'Cell' }, 'Request')).to.equal('Request');
+    expect(authorOfNewCell({ type: 'narrative', author: 'Cell' }, undefined)).to.equal('Cell');
+    expect(authorOfNewCell({ type: 'narrative' }, undefined)).to.equal(null);
+  });
+
+  it('merges updates member by member and ignores id, type and timestamps', () => {
+    const merged = mergeUpdates({ content: { text: 'a', status: 'open' }, author: 'A' }, { id: 'x', type: 'narrative', created_at: 'x', status: 'done', extra: 1 }, undefined);
+    expect(merged).to.deep.equal({ content: { text: 'a', status: 'done', extra: 1 }, author: 'A' });
+    expect(mergeUpdates({ content: {}, author: 'A' }, { author: 'B' }, undefined).author).to.equal('B');
+    expect(mergeUpdates({ content: {}, author: 'A' }, { author: 'B' }, 'C').author).to.equal('C');
+  });
+
+  it('accepts valid cells of every type and names the member that breaks a rule', () => {
+    expect(rules.check({ type: 'narrative', text: { de: 'Hallo' } }, 'cell')).to.deep.equal([]);
+    expect(rules.check({ type: 'view', view_id: '6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c' }, 'cell')).to.deep.equal([]);
+    expect(rules.check({ type: 'reference', ref: { kind: 'probe', id: 'probe_unbilled_cases' } }, 'cell')).to.deep.equal([]);
+    expect(rules.check({ type: 'discussion', title: 'T', replies: [{ author: 'A', text: { en: 'x' }, date: '2026-11-21' }] }, 'cell')).to.deep.equal([]);
+    expect(rules.check({ type: 'action', text: 'do', status: 'done', due: '2026-11-28' }, 'cell')).to.deep.equal([]);
+    expect(rules.check({ type: 'action', text: 'do', status: 'later' }, 'updates')[0]).to.include({ in: 'body', name: 'updates.status' });
+    expect(rules.check({ type: 'narrative', text: {} }, 'updates')[0]).to.include({ name: 'updates.text' });
+    expect(rules.check({ type: 'discussion', title: 'T', replies: [{ author: 'A' }] }, 'updates')[0]!.name).to.match(/^updates\.replies\.0/);
+    expect(rules.check({ type: 'poem' }, 'cell')[0]).to.include({ name: 'cell.type' });
+  });
+
+  it('rejects a cell beyond the size limit', () => {
+    const params = { blob: 'x'.repeat(CELL_SIZE_LIMIT_BYTES) };
+    const issues = rules.check({ type: 'view', entity: 'cost_centres', params }, 'cell');
+    expect(issues).to.have.length(1);
+    expect(issues[0]!.message).to.match(/at most 65536/);
+  });
+
+  it('dates replies in UTC', () => {
+    expect(todayUtc(new Date('2026-11-21T23:30:00-02:00'))).to.equal('2026-11-22');
+  });
+});
