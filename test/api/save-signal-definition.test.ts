@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import { call, expectProblem } from '../helpers/http.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { ALIAS_BOMB, deepFlow, signalYaml } from '../helpers/signals.js';
+
+describe('POST /api/probe-builder/save', function () {
+  this.timeout(30000);
+  let server: TestServer;
+  const save = (body: unknown, query = ''): ReturnType<typeof call> => call(server.url, `/api/probe-builder/save${query}`, { method: 'POST', json: body });
+  const listTree = (dir: string): string[] => fs.readdirSync(dir, { recursive: true }).map(String).sort();
+
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  it('writes signals/<probe_id>.yaml, then overwrites it only with force=true', async () => {
+    const file = path.join(server.dataDir, 'afs', 'signals', 'probe_saved_once.yaml');
+    const res = await save({ probe_id: 'probe_saved_once', yaml: signalYaml('probe_saved_once') });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ saved: true, path: 'signals/probe_saved_once.yaml' });
+    expect(fs.readFileSync(file, 'utf8')).to.equal(signalYaml('probe_saved_once'));
+    expectProblem(await save({ probe_id: 'probe_saved_once', yaml: `${signalYaml('probe_saved_once')}# v2\n` }), 409);
+    expectProblem(await save({ probe_id: 'probe_saved_once', yaml: `${signalYaml('probe_saved_once')}# v2\n` }, '?force=false'), 409);
+    expect(fs.readFileSync(file, 'utf8')).to.equal(signalYaml('probe_saved_once'));
+    const forced = await save({ probe_id: 'probe_saved_once', yaml: `${signalYaml('probe_saved_once')}# v2\n` }, '?force=true');
+    expect(forced.status).to.equal(200);
+    expect(fs.readFileSync(file, 'utf8')).to.match(/# v2\n$/);
+    const loaded = await call(server.url, '/api/probe-builder/load?tenant=kantonsspital&probe_id=probe_saved_once');
+    expect(loaded.body.yaml).to.match(/# v2\n$/);
+  });
+
+  it('of two concurrent saves of a new id without force, exactly one succeeds and the other is 409', async () => {
+    for (let round = 0; round < 5; round++) {
+      const id = `probe_race_${round}`;
+      const results = await Promise.all([1, 2].map((n) => save({ probe_id: id, yaml: `${signalYaml(id)}# writer ${n}\n` })));
+      expect(results.map((r) => r.status).sort()).to.deep.equal([200, 409]);
+      const winner = results.findIndex((r) => r.status === 200) + 1;
+      expect(fs.readFileSync(path.join(server.dataDir, 'afs', 'signals', `${id}.yaml`), 'utf8')).to.match(new RegExp(`# writer ${winner}\\n$`));
+    }
+    expect(listTree(path.join(server.dataDir, 'afs', 'signals')).filter((name) => name.endsWith('.tmp'))).to.deep.equal([]);
+  });
+
+  it('answers 400 for a bad probe_id, YAML that does not parse, a different probe_id, alias bombs and deep nesting', async () => {
+    const before = listTree(path.join(server.dataDir, 'afs'));
+    for (const probeId of ['hyp_x', 'probe_../../../tmp/x', 'probe_X', '../probe_x', 'probe_']) {
+      expectProblem(await save({ probe_id: probeId, yaml: signalYaml(probeId) }), 400);
+    }
+    const cases = [
+      { yaml: 'probe_id: probe_bad\ncontract: {a: [1\n', detail: /does not parse/ },
+      { yaml: signalYaml('probe_other'), detail: /differs/ },
+      { yaml: 'type: signal\n', detail: /differs/ },
+      { yaml: ALIAS_BOMB.replace('probe_bomb', 'probe_bad'), detail: /aliases/ },
+      { yaml: deepFlow(100_000, 'probe_bad'), detail: /nesting/ },
+    ];
+    for (const { yaml, detail } of cases) {
+      const started = Date.now();
+      const res = await save({ probe_id: 'probe_bad', yaml });
+      expectProblem(res, 400);
+      expect(res.body.detail).to.match(detail);
+      expect(Date.now() - started).to.be.lessThan(2000);
+    }
+    expect(listTree(path.join(server.dataDir, 'afs'))).to.deep.equal(before);
+  });
+
+  it('answers 413 for a body over 1 MiB and 415 for a body that is not JSON', async () => {
+    const big = await save({ probe_id: 'probe_big', yaml: `probe_id: probe_big\n# ${'x'.repeat(1024 * 1024)}\n` });
+    expectProblem(big, 413);
+    const text = await call(server.url, '/api/probe-builder/save', { method: 'POST', body: 'probe_id: probe_x', headers: { 'content-type': 'text/yaml' } });
+    expectProblem(text, 415);
+    expect(fs.existsSync(path.join(server.dataDir, 'afs', 'signals', 'probe_big.yaml'))).to.equal(false);
+  });
+});
