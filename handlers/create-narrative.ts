@@ -1,0 +1,30 @@
+import type { Deps } from '../src/deps.js';
+import type { Input, Result } from '../src/http/contract.js';
+import { problemResult } from '../src/http/results.js';
+import { readEntityRecords, readSignalFromAfs, readSignalFromKls } from '../src/narrative/enrichment.js';
+import type { NarrativePrompt } from '../src/narrative/language-model.js';
+import { buildNarrativePrompt } from '../src/narrative/prompt.js';
+import { firstSentences } from '../src/narrative/sentences.js';
+
+/** POST /api/explain-narrative: 3 to 4 sentences on a finding, written by the language model. */
+export async function createNarrative(input: Input<'createNarrative'>, deps: Deps): Promise<Result<'createNarrative'>> {
+  // Request validation (400) has run; a missing key is 503 before any tenant lookup or enrichment.
+  if (deps.languageModel === null) {
+    return problemResult('service-unavailable', 'The language-model API key is not configured on this server.');
+  }
+  const { tenant, finding } = input.body;
+  const locale = input.body.locale ?? 'en';
+  const entry = deps.tenants.resolve(tenant, { in: 'body', name: 'tenant' });
+  const lease = deps.tenants.lease(entry);
+  let prompt: NarrativePrompt;
+  try {
+    const records = readEntityRecords(lease.db, { entityType: finding.entity_type, entityId: finding.entity_id, timeBucket: finding.time_bucket ?? null });
+    const signal = readSignalFromKls(lease.db, finding.probe_id) ?? readSignalFromAfs(deps.config.afsDir, finding.probe_id);
+    prompt = buildNarrativePrompt({ ...finding, time_bucket: finding.time_bucket ?? null }, signal, records, locale);
+  } finally {
+    lease.release();
+  }
+  const written = await deps.languageModel.write(prompt);
+  if (!written.ok) return problemResult('bad-gateway', written.message);
+  return { status: 200, body: { narrative: firstSentences(written.text, locale), model: written.model } };
+}
