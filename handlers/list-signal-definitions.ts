@@ -1,0 +1,24 @@
+import type { components } from '../generated/openapi.js';
+import type { Deps } from '../src/deps.js';
+import type { Input, Result } from '../src/http/contract.js';
+import { listDefinitions, type DefinitionListItem } from '../src/signals/afs-store.js';
+import { readGoldSchema } from '../src/signals/gold-schema.js';
+
+/** GET /api/probe-builder/list: every AFS definition, signals marked applicable to the tenant's Gold tables. */
+export async function listSignalDefinitions(input: Input<'listSignalDefinitions'>, deps: Deps): Promise<Result<'listSignalDefinitions'>> {
+  const gold = await deps.tenants.withKls(input.query.tenant, (db, entry) => readGoldSchema(db, entry.compositeId));
+  const items = await listDefinitions(deps.config.afsDir, gold);
+  return { status: 200, body: { probes: items.map(toApiSignalListItem) } };
+}
+
+function toApiSignalListItem(item: DefinitionListItem): components['schemas']['SignalListItem'] {
+  return {
+    probe_id: item.probe_id,
+    type: item.type,
+    name: item.name,
+    description: item.description,
+    contract: item.contract,
+    applicable: item.applicable,
+    error: item.error,
+  };
+}
