@@ -7,6 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
 import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_MODES } from '../src/http/not-implemented.js';
+import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
+import { demoRepoBehaviours, startFakeGitHub } from '../test/helpers/fake-github.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -38,6 +40,11 @@ async function main(): Promise<number> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-contract-'));
   generateDemo({ out: dataDir });
   const klsDir = path.join(dataDir, 'kls');
+  // Drift and narratives call out: local fakes speaking the GitHub and Anthropic wire formats answer them
+  // (the demo repositories as fake-github describes; setups/drift-narrative.cjs scripts the Anthropic fake).
+  const github = await startFakeGitHub(demoRepoBehaviours(klsDir));
+  const anthropicKey = 'sk-ant-contract-test';
+  const anthropic = await startFakeAnthropic(anthropicKey);
   // A tenant whose file is not SQLite: requests that need its database answer 503 (hooks use it).
   fs.mkdirSync(path.join(klsDir, 'ost', 'kaputt'), { recursive: true });
   fs.writeFileSync(path.join(klsDir, 'ost', 'kaputt', 'kls.sqlite'), 'not a database\n'.repeat(100));
@@ -51,7 +58,10 @@ async function main(): Promise<number> {
   const url = `http://127.0.0.1:${port}`;
   const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, KLS_DIR: klsDir, LOG_LEVEL: 'error', GIT_CONFIG_GLOBAL: gitConfig },
+    env: {
+      ...process.env, PORT: String(port), DATA_DIR: dataDir, KLS_DIR: klsDir, LOG_LEVEL: 'error', GIT_CONFIG_GLOBAL: gitConfig,
+      GITHUB_API_URL: github.url, GITHUB_TOKEN: '', ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: anthropicKey,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
@@ -68,6 +78,7 @@ async function main(): Promise<number> {
         NOT_IMPLEMENTED_MODES: JSON.stringify(NOT_IMPLEMENTED_MODES),
         CONTRACT_DATA_DIR: dataDir,
         CONTRACT_KLS_DIR: klsDir,
+        CONTRACT_FAKE_ANTHROPIC_URL: anthropic.url,
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -88,6 +99,7 @@ async function main(): Promise<number> {
   } finally {
     server.kill('SIGTERM');
     await exited;
+    await Promise.all([github.close(), anthropic.close()]);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

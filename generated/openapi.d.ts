@@ -18,12 +18,17 @@ export interface paths {
          *
          *     - local mode (`HealthLocal`): tenant count and app database state;
          *     - store mode (`HealthStore`): counts of tenants, running downloads and download
-         *       errors, and whether the first store scan has finished.
+         *       errors, and whether the first sync with the store has finished.
          *
-         *     `status` is `ok`, or `degraded` (still HTTP 200) while cached tenants are served
-         *     and the store reports errors. HTTP 503 with `status: error` (schema `HealthError`,
+         *     `status` is `ok`, or `degraded` (still HTTP 200): in local mode while some tenant
+         *     file cannot be opened; in store mode while the last listing of the store failed
+         *     (store unreachable: the cached tenants are served) or some tenant's last download
+         *     failed (its previous file, if any, is served). Tenants still downloading do not
+         *     make it `degraded`. HTTP 503 with `status: error` (schema `HealthError`,
          *     `application/json`, not a problem) when the app database is unreachable,
-         *     `KLS_DIR` is unreadable, or the store was never reachable and nothing is cached.
+         *     `KLS_DIR` (store mode: the download cache) is unreadable, or in store mode when
+         *     the store has never been reachable since the start and no tenant file is cached;
+         *     `error` then starts with `object store unreachable:`.
          */
         get: operations["getHealth"];
         put?: never;
@@ -72,10 +77,21 @@ export interface paths {
         /**
          * Object-store download status
          * @description In local mode the answer is `{"active": false}` (`StoreStatusInactive`). In store
-         *     mode (`StoreStatusActive`) it reports whether the first scan of the store has
-         *     finished (`initialized`), whether every tenant is ready (`ready`), whether a
-         *     download is running (`downloading`), the last store-level error, the bytes done
-         *     and total of running downloads, and one entry per tenant.
+         *     mode (`StoreStatusActive`) it reports whether the first sync with the store has
+         *     finished (`initialized`, also when it failed), whether every tenant is ready
+         *     (`ready`), whether a download is running (`downloading`), the last store-level
+         *     error (the listing failed: `object store unreachable: ...`, `null` again after
+         *     the next successful listing), the bytes done and total of running downloads, and
+         *     one entry per tenant (`StoreTenant`) with its status, error message, progress and
+         *     generation.
+         *
+         *     At start the cached files in `KLS_DIR` are served at once (status `ready`), then
+         *     the store is listed: tenants not cached yet are `pending` until a download slot
+         *     (`STORE_CONCURRENCY`) is free, then `downloading`; files whose object ETag and
+         *     size match the cached copy are not transferred. A tenant whose download failed
+         *     is `error` with a message; its previous file, if it had one, stays in service.
+         *     Tenants that vanished from the store leave the list. Sent with
+         *     `Cache-Control: no-store`.
          */
         get: operations["getStoreStatus"];
         put?: never;
@@ -123,11 +139,27 @@ export interface paths {
          *
          *     - `search` (default): searches the tenant's `search_items` for `q` and answers
          *       `SearchResults`, nine arrays, one per kind (signals are kind `probe`, theses
-         *       kind `hypothesis`). Matching is a case- and accent-insensitive substring match
-         *       over the en, de and fr names (`cout` finds `Coût`). Items are ranked exact
-         *       match first, then prefix match, then other substring matches; ties are
-         *       ordered by the name in `locale`, then by `id`. Each array holds at most 20
-         *       items. Requires `tenant` and `q`.
+         *       kind `hypothesis`). Matching is case- and accent-insensitive over the en, de
+         *       and fr names: both sides are folded (Unicode NFD, combining marks removed,
+         *       lower case, `ß`/`æ`/`œ`/`ø` spelled `ss`/`ae`/`oe`/`o`, white space runs
+         *       collapsed), so `fallpauschale` finds `Fallpauschale` and `cout` finds `Coût`.
+         *       Per kind, items are ranked: a name equal to `q` first, then names starting
+         *       with `q`, then names containing `q` elsewhere; within a rank, by the folded
+         *       name (English, else German, else French), then by `id`. Each array holds
+         *       at most **20** items (the per-kind limit). `locale` does not change search
+         *       results. A `q` of only white space is 400.
+         *
+         *       Queries of **one or two characters** (after folding) are prefix searches: they
+         *       find names that equal or start with `q` (a trigram index cannot serve
+         *       substrings shorter than three characters). From three characters on, any
+         *       substring matches.
+         *
+         *       The search runs on an index built once per tenant file generation (SQLite
+         *       FTS5 trigram index plus a B-tree of folded names, in a sidecar file
+         *       `search-index.g<generation>.sqlite` beside the tenant file, never inside
+         *       it), on the first search after the file is (re)loaded; requests never scan
+         *       `search_items`. While that first build runs, searches of that tenant wait
+         *       for it (a few seconds for 200,000 items). Requires `tenant` and `q`.
          *     - `tenants`: lists every tenant the server knows (`TenantList`), ordered by
          *       composite ID; `tenant` and `q` are ignored.
          *     - `summary`: counts the tenant's findings by severity and sums `money_at_risk`
@@ -137,10 +169,8 @@ export interface paths {
          *     `tenant` is optional in the schema because `tenants` mode needs none; a
          *     missing `tenant` in `search` or `summary` mode, or a missing `q` in `search`
          *     mode, is 400 with an `errors[]` entry naming the parameter. Tenant errors
-         *     (404, 409, 503) apply to `search` and `summary`.
-         *
-         *     Mode `search` is not implemented in this build: it answers 501 (its per-tenant
-         *     index comes with issue #4); `tenants` and `summary` are.
+         *     (404, 409, 503) apply to `search` and `summary`; `search` also answers 503
+         *     (with `Retry-After`) when the tenant's search index cannot be built.
          */
         get: operations["getJumpbar"];
         put?: never;
@@ -161,16 +191,20 @@ export interface paths {
         /**
          * Tenant logo
          * @description The logo stored in the tenant file (`tenant_logo`, first row) or, failing that,
-         *     the file `<LOGO_DIR>/<slug>.(png|svg|jpg|webp)`. The `Content-Type` is the
-         *     image's media type. Sent with `Cache-Control: public, max-age=86400` (24 hours)
-         *     and an `ETag`; `If-None-Match` with the current ETag answers 304. Every logo
-         *     is sent with `Content-Security-Policy: default-src 'none'; style-src
-         *     'unsafe-inline'; sandbox`: it keeps scripts in SVG logos from ever running and
-         *     is harmless for raster images (one header set for all logo types).
+         *     the first of the files `<LOGO_DIR>/<slug>.png`, `.svg`, `.jpg`, `.webp` that
+         *     exists (the tenant's slug, checked against the slug pattern, names the file).
+         *     The `Content-Type` is decided from the bytes (PNG, JPEG and WebP signatures; an
+         *     XML document whose root element is `svg`), never from the stored `mime` value
+         *     or the file name; bytes that are none of the four types, an empty logo or one
+         *     over 5 MiB count as no logo. Sent with `Cache-Control: public, max-age=86400`
+         *     (24 hours) and a strong `ETag` (a hash of the bytes); `If-None-Match` with the
+         *     current ETag answers 304. Every logo is sent with `Content-Security-Policy:
+         *     default-src 'none'; style-src 'unsafe-inline'; sandbox`: it keeps scripts in
+         *     SVG logos from ever running and is harmless for raster images (one header set
+         *     for all logo types).
          *
-         *     404 when the tenant is unknown or has no logo in either place.
-         *
-         *     Not implemented in this build: answers 501.
+         *     404 when the tenant is unknown or has no logo in either place. 503 while the
+         *     tenant file is not usable (the database logo is looked up first).
          */
         get: operations["getTenantLogo"];
         put?: never;
@@ -191,16 +225,21 @@ export interface paths {
         /**
          * Pipeline graph artifact
          * @description An artifact from the tenant file's `pipeline_artifacts` table: `graph_json` is
-         *     sent as `application/json` (an object produced upstream, passed through
-         *     unchanged), `graph_html` as `text/html`. Both are sent with
-         *     `Content-Security-Policy: sandbox` (the HTML document runs in an opaque origin;
-         *     harmless for JSON), and with
-         *     `Cache-Control: public, max-age=3600` (1 hour) and an `ETag`; `If-None-Match`
-         *     with the current ETag answers 304.
+         *     sent as `application/json` (an object produced upstream, passed through),
+         *     `graph_html` as `text/html`. Both are sent with
+         *     `Cache-Control: public, max-age=3600` (1 hour) and a strong `ETag` (a hash of
+         *     the stored content); `If-None-Match` with the current ETag answers 304.
          *
-         *     404 when the tenant is unknown or the tenant file holds no such artifact.
+         *     `Content-Security-Policy`: `graph_html` gets `default-src 'none'; script-src
+         *     'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; sandbox
+         *     allow-scripts` - the self-contained document may run its own inline scripts
+         *     and styles (interactive graphs), but in a sandboxed opaque origin that cannot
+         *     reach this server's cookies or storage, and it can fetch nothing (no network
+         *     requests, no external scripts, images only as `data:` URLs). `graph_json`
+         *     gets `default-src 'none'; sandbox`.
          *
-         *     Not implemented in this build: answers 501.
+         *     404 when the tenant is unknown, the tenant file holds no such artifact, or its
+         *     `graph_json` is not a JSON object. 503 while the tenant file is not usable.
          */
         get: operations["getPipelineArtifact"];
         put?: never;
@@ -222,20 +261,23 @@ export interface paths {
          * PDF report
          * @description A PDF stored in the tenant file's `report_pdfs` table, sent as `application/pdf`
          *     with `Content-Disposition: inline; filename="<report_key>.pdf"`,
-         *     `Accept-Ranges: bytes`, `Cache-Control: public, max-age=3600` (1 hour) and an
-         *     `ETag`; `If-None-Match` with the current ETag answers 304.
+         *     `Accept-Ranges: bytes`, `Cache-Control: public, max-age=3600` (1 hour) and a
+         *     strong `ETag` (a hash of the PDF); `If-None-Match` with the current ETag answers
+         *     304 (it is evaluated before `Range`).
          *
          *     Byte ranges: a `Range` request header with one range (`bytes=<first>-<last>`,
          *     `bytes=<first>-` or `bytes=-<suffix length>`) answers 206 with that part and a
          *     `Content-Range` header (a range reaching past the end is cut at the end); a
-         *     range that starts beyond the end answers 416 with
-         *     `Content-Range: bytes *\/<size>`; a malformed or multi-range `Range` header is
-         *     ignored (200 with the whole file). `Range` and `If-None-Match` are standard
-         *     request headers handled by the server's HTTP layer, not declared parameters.
+         *     range that starts beyond the end, or an empty suffix (`bytes=-0`), answers 416
+         *     with `Content-Range: bytes *\/<size>`; a malformed, multi-range or non-`bytes`
+         *     `Range` header is ignored (200 with the whole file, as RFC 9110 allows). An
+         *     `If-Range` header that does not name the current ETag also answers the whole
+         *     file. `Range`, `If-Range` and `If-None-Match` are standard request headers
+         *     handled uniformly, not declared parameters.
          *
-         *     404 when the tenant is unknown or no report has that key.
-         *
-         *     Not implemented in this build: answers 501.
+         *     400 when `report_key` does not match its pattern (lowercase letters, digits and
+         *     underscores, at most 100). 404 when the tenant is unknown or the tenant file
+         *     holds no report with that key. 503 while the tenant file is not usable.
          */
         get: operations["getReport"];
         put?: never;
@@ -262,10 +304,16 @@ export interface paths {
          *
          *     One group per table with at least one matching row, ordered by table name:
          *     `count` is the total of matching rows, `rows` the first 20 of them (raw Gold
-         *     records). `label` is the table label in `locale` (default `en`). An entity
-         *     without any matching row is not an error: `groups` is empty.
+         *     records, in table order; BLOB values as base64 text). `label` is the table
+         *     label in `locale` (default `en`; English when that variant is NULL, the table
+         *     name when all are). The month of a row is the first seven characters of its
+         *     time column. An entity without any matching row is not an error: `groups` is
+         *     empty, as it is for a tenant file without `gold_tables`. Registry entries
+         *     whose table or entity column does not exist in the file are ignored (a time
+         *     column that does not exist counts as none); table and column names come
+         *     only from the registry and the file's schema.
          *
-         *     Not implemented in this build: answers 501.
+         *     404 when the tenant is unknown; 503 while its file is not usable.
          */
         get: operations["explainEntity"];
         put?: never;
@@ -289,11 +337,15 @@ export interface paths {
          *     the signal that produced it (from `search_items` kind `probe`, else the AFS
          *     definition; `null` when neither knows the signal). Level 2: the finding's source
          *     records, resolved as `GET /api/explain` does for the finding's `entity_type`,
-         *     `entity_id` and `time_bucket`. Labels follow `locale` (default `en`).
+         *     `entity_id` and `time_bucket` (no month filter when the finding has none).
+         *     Labels follow `locale` (default `en`). In the finding, `severity` is sent in
+         *     lower case, `time_bucket` cut to `YYYY-MM`, a NULL `money_at_risk` as 0, and
+         *     `evidence` parsed from its JSON text (the text itself when it is not JSON).
+         *     The signal's name and description fill missing language variants from
+         *     English; `description` is `null` when the signal has none.
          *
-         *     404 when the tenant is unknown or the tenant has no finding with that ID.
-         *
-         *     Not implemented in this build: answers 501.
+         *     404 when the tenant is unknown or its file has no finding with that ID (also
+         *     when it has no `findings` table). 503 while the tenant file is not usable.
          */
         get: operations["explainFinding"];
         put?: never;
@@ -320,12 +372,25 @@ export interface paths {
          *     description (from `search_items` kind `probe`, else the AFS definition). `model`
          *     is the model name the language-model API reports.
          *
+         *     Enrichment: for each Gold table that `gold_tables` registers for the finding's
+         *     `entity_type` (at most 4, by table name), up to 3 rows whose entity column equals
+         *     `entity_id` (rows of the finding's month first), at most 16 columns each. An
+         *     entity or signal the tenant does not know is not an error: the narrative is then
+         *     written from the finding alone. The prompt asks for 3 to 4 sentences in the
+         *     requested language; the answer is cut to its first 4 sentences (split by the
+         *     locale's sentence rules, abbreviations and German ordinal dates kept whole) and
+         *     its line breaks are folded into spaces.
+         *
+         *     The language-model API is called once (`ANTHROPIC_BASE_URL`, model
+         *     `NARRATIVE_MODEL`), without retries, with a time limit of
+         *     `NARRATIVE_TIMEOUT_MS` (default 30 s).
+         *
          *     Order of checks: request validation (400) first; then, when the server setting
          *     `ANTHROPIC_API_KEY` is unset, 503 before any tenant lookup, enrichment or
          *     outbound call; then tenant errors (404, 409, 503 with `Retry-After`). Any error
-         *     from the language-model API, or no answer within the time limit, is 502.
-         *
-         *     Not implemented in this build: answers 501.
+         *     from the language-model API (an HTTP error, no connection, an answer without
+         *     text), or no answer within the time limit, is 502; its `detail` names the HTTP
+         *     status or error type only, never the key or the upstream message.
          */
         post: operations["createNarrative"];
         delete?: never;
@@ -347,21 +412,28 @@ export interface paths {
          *     `build_info` table and compares `<build commit>...<ref>` on the reference's
          *     repository through the code-hosting API (`GITHUB_API_URL`).
          *
-         *     - no `build_snapshot` row: `no_build_info`;
-         *     - no `remote_reference` row: `no_remote`;
-         *     - the API answers 404: `repo_not_found`; any other HTTP error: `api_error`;
+         *     - no `build_info` table, no `build_snapshot` row, or a snapshot without a
+         *       valid commit SHA (7 to 64 hex digits): `no_build_info`;
+         *     - no `remote_reference` row, or one whose repository is not `owner/name` (the
+         *       reference's `repo`, else the snapshot's) or whose `ref` is not a valid branch
+         *       or tag name: `no_remote` (such values never reach a URL);
+         *     - the API answers 404 (unknown repository or commit): `repo_not_found`; any
+         *       other HTTP error, or an answer of the wrong shape: `api_error`;
          *     - no answer (network error, or no answer within `DRIFT_TIMEOUT_MS`, default
-         *       10 s): `fetch_error`;
-         *     - otherwise `in_sync` (`ahead_by` 0) or `behind` (`ahead_by` > 0) with the
-         *       commits (at most 250) and changed files (at most 300) between the two;
-         *       `truncated` is `true` when the remote had more.
+         *       10 s; the request never waits longer): `fetch_error`;
+         *     - otherwise `in_sync` (`ahead_by` 0) or `behind` (`ahead_by` > 0, also when the
+         *       two have diverged) with the commits (at most 250, the most recent, oldest
+         *       first) and changed files (at most 300) between the two. `remote_head` is the
+         *       last commit listed (GitHub lists the most recent last), or with nothing ahead
+         *       the merge base. `truncated` is `true` when `ahead_by` exceeds the commits
+         *       listed or 300 files are listed (GitHub itself lists no more than 300).
+         *     `GITHUB_TOKEN`, when set, is sent as the token of the call.
          *
          *     Drift failures are reported through `status`, never as HTTP errors. Results are
-         *     cached per tenant: 5 minutes for `in_sync` and `behind`
-         *     (`Cache-Control: private, max-age=300`), 30 seconds for the failure statuses
-         *     (`Cache-Control: private, max-age=30`).
-         *
-         *     Not implemented in this build: answers 501.
+         *     cached per tenant and generation of its file (a swapped file is checked afresh,
+         *     its build commit may differ): 5 minutes for `in_sync` and `behind`, 30 seconds
+         *     for the other statuses. `Cache-Control: private, max-age=<n>` gives the seconds
+         *     left (at most 300, or 30). Concurrent requests for one tenant share one call.
          */
         get: operations["getDrift"];
         put?: never;
@@ -383,27 +455,50 @@ export interface paths {
          * Refresh cached object-store files (GET form)
          * @description Same as `POST /api/refresh` with the parameters in the query string only; kept
          *     for links and simple scripts. Prefer POST: this GET changes server state.
+         *     Store mode: answers at once with `status: started` (the sync of the scope runs
+         *     in the background), or with `wait=true` when it has finished
+         *     (`status: completed`); unchanged ETags transfer nothing, a running download of a
+         *     tenant in scope is joined, tenants that vanished from the store leave the list.
+         *     Local mode: `{"status": "skipped", "reason": ...}`.
          */
         get: operations["refreshStoreViaGet"];
         put?: never;
         /**
          * Refresh cached object-store files
-         * @description Store mode: invalidates the cached files in scope and downloads them again in
-         *     the background. `scope` is `all` (default), `pack` (needs `pack`) or `tenant`
-         *     (needs `tenant`); `pack` and `tenant` are ignored unless `scope` names them. A
-         *     file whose object-store ETag is unchanged is not transferred again and then no
-         *     swap happens. The answer comes at once with `status: started`; with
-         *     `wait=true` it comes when the downloads in scope have finished, with
-         *     `status: completed`. `invalidated` counts the cached files invalidated,
-         *     `tenants` the tenants in scope, `ready` those of them ready now.
+         * @description Store mode: invalidates the cached files in scope (`kls.sqlite` and `sis.sqlite`)
+         *     and syncs them with the store again: the scope's prefix
+         *     (`<S3_PREFIX>`, `<S3_PREFIX><pack>/` or `<S3_PREFIX><pack>/<slug>/`) is listed,
+         *     and each file whose object ETag or size differs from the cached copy is
+         *     downloaded to a temporary file beside it, checked (size, SQLite header, opens
+         *     read-only) and renamed over it: a swap, which adds one to the tenant's
+         *     `generation` (shown by `GET /api/db-status/{tenant}`). A file whose ETag is
+         *     unchanged is not transferred at all and no swap happens. Requests already
+         *     reading the old file finish on it; no request fails because of a swap. An
+         *     object that is not a complete SQLite file leaves the tenant in status `error`
+         *     with the previous file in service. Tenants in scope that are no longer in the
+         *     store leave the tenant list and their cached files are deleted (their saved
+         *     views, notebooks and notes stay in the app database). New tenants in the
+         *     store are added by scope `all` (or `pack` for a known pack). At most
+         *     `STORE_CONCURRENCY` tenants download at once.
+         *
+         *     By default the answer comes at once with `status: started` (the sync runs in
+         *     the background; follow it with `GET /api/store-status` or
+         *     `GET /api/db-status/{tenant}`); `ready` then counts the tenants in scope ready
+         *     before the sync. With `wait=true` it comes when the sync of the scope has
+         *     finished, with `status: completed`, `tenants` and `ready` counted after it, and
+         *     `error` when the store could not be listed. `invalidated` counts the cached
+         *     files in scope, `tenants` the tenants in scope. A refresh that covers a tenant
+         *     whose download is already running joins that download (one transfer, no 503).
+         *     The store being unreachable is not an HTTP error: the cached files stay in
+         *     service and store-status and health report it.
          *
          *     Local mode: nothing to refresh; `{"status": "skipped", "reason": ...}`.
          *
          *     The four fields may be sent as a JSON body, as query parameters, or both (a body
          *     member wins over the query parameter of the same name); the body may be
          *     omitted. 400 when `scope` is `pack` or `tenant` without the name it needs; 404
-         *     for an unknown pack or tenant; 409 for an ambiguous tenant slug. Refreshing a
-         *     tenant whose download is running joins that download (no 503).
+         *     for a pack or tenant the server does not know (a pack new in the store is
+         *     picked up by scope `all`); 409 for an ambiguous tenant slug.
          */
         post: operations["refreshStore"];
         delete?: never;
@@ -422,9 +517,10 @@ export interface paths {
         /**
          * List saved views
          * @description The tenant's saved views, newest first (`updated_at` descending), optionally
-         *     only those of one dimension `entity`.
-         *
-         *     Not implemented in this build: answers 501.
+         *     only those of one dimension `entity`. Views are stored in the app database under
+         *     the tenant's composite ID, so a slug and its composite ID list the same views;
+         *     they survive restarts and refreshes of the tenant file, which need not be
+         *     readable (no 503). 404 for an unknown tenant.
          */
         get: operations["listViews"];
         /**
@@ -432,9 +528,8 @@ export interface paths {
          * @description Replaces `name` and/or `params` of the view and sets `updated_at`. `ok` is
          *     `false` when the tenant has no view with that `view_id` (not an HTTP error);
          *     with neither `name` nor `params`, nothing changes and `ok` tells whether the
-         *     view exists.
-         *
-         *     Not implemented in this build: answers 501.
+         *     view exists. Same limits as creating a view (`params` at most 65,536 bytes as
+         *     JSON: 400). 404 for an unknown tenant.
          */
         put: operations["updateView"];
         /**
@@ -442,17 +537,16 @@ export interface paths {
          * @description Stores a new view of a dimension table. `entity` is not checked against the
          *     tenant's current dimensions (a refreshed tenant file may add or drop some); a
          *     view of a missing dimension simply finds no data. The server assigns `view_id`,
-         *     `created_at` and `updated_at`.
+         *     `created_at` and `updated_at`; `author` is `null` when not given.
          *
-         *     Not implemented in this build: answers 501.
+         *     Limits: `name` 1 to 200 characters, `author` 200, `params` at most 65,536 bytes
+         *     as JSON (400 beyond it), the whole body 1 MiB (413). 404 for an unknown tenant.
          */
         post: operations["createView"];
         /**
          * Delete a saved view
          * @description Deletes the view. `ok` is `false` when the tenant has no view with that
-         *     `view_id` (not an HTTP error).
-         *
-         *     Not implemented in this build: answers 501.
+         *     `view_id` (not an HTTP error). 404 for an unknown tenant.
          */
         delete: operations["deleteView"];
         options?: never;
@@ -503,9 +597,9 @@ export interface paths {
          *     folder (`probe_` signals, `assessment_` perspectives, `hyp_` theses, `diag_`
          *     verdicts). `tenant` must exist (404), as for the list.
          *
-         *     404 when the tenant is unknown or no definition has that `probe_id`.
-         *
-         *     Not implemented in this build: answers 501.
+         *     404 when the tenant is unknown or no definition has that `probe_id`; 409 for
+         *     an ambiguous tenant slug; 400 when `probe_id` breaks the pattern (nothing
+         *     outside the four AFS folders is ever read).
          */
         get: operations["loadSignalDefinition"];
         put?: never;
@@ -530,13 +624,16 @@ export interface paths {
          * @description Writes `yaml` to `signals/<probe_id>.yaml` in the AFS (only signals can be
          *     saved). The YAML must parse and its top-level `probe_id` must equal the
          *     request's `probe_id`; the contract itself is not checked (use validate), so
-         *     drafts can be saved. The file is written atomically.
+         *     drafts can be saved. The file is written atomically: a temporary file in
+         *     `signals/`, then a rename (`force=true`) or a hard link that fails when the
+         *     target exists, so of two concurrent saves of a new `probe_id` without `force`
+         *     exactly one succeeds and the other is 409. Nothing outside `AFS_DIR/signals`
+         *     is written.
          *
          *     400 when `probe_id` does not match `^probe_[a-z][a-z0-9_]*$`, the YAML does not
-         *     parse, or its `probe_id` differs. 409 when the file exists and `force` is not
-         *     `true`.
-         *
-         *     Not implemented in this build: answers 501.
+         *     parse (nesting deeper than 16 levels and more than 8 aliases count as not
+         *     parsing), or its `probe_id` differs. 409 when the file exists and `force` is
+         *     not `true`. 413 for a body over 1 MiB.
          */
         post: operations["saveSignalDefinition"];
         delete?: never;
@@ -563,8 +660,16 @@ export interface paths {
          *     must also exist in that tenant's Gold tables. Problems with the definition,
          *     YAML that does not parse included, are a 200 answer with `valid: false` and
          *     one entry per problem; `tenant` errors (404, 409, 503) are HTTP errors.
+         *     Each entry names the member's path in the document and its line, e.g.
+         *     `contract.where[1].op: unknown operator "gt" (line 12)`. Nesting deeper
+         *     than 16 levels, more than 8 aliases, unclosed brackets beyond 64 and texts
+         *     over 262,144 characters are refused before the YAML is parsed further.
          *
-         *     Not implemented in this build: answers 501.
+         *     The bundled checker runs in a warm worker process (restarted when it dies);
+         *     a configured `SIGNAL_CHECKER_CMD` runs once per request with the file path as
+         *     an argument. 502 when the checker crashes, exceeds its time limit
+         *     (`SIGNAL_TOOL_TIMEOUT_MS`, default 10 s) or prints more than 1 MiB or an
+         *     answer that is not `{valid, errors}`.
          */
         post: operations["validateSignalDefinition"];
         delete?: never;
@@ -593,7 +698,15 @@ export interface paths {
          *     table or column missing from that tenant's Gold tables) the answer is still
          *     200, with `ok: false` and one entry per problem.
          *
-         *     Not implemented in this build: answers 501.
+         *     Table and column names are checked (`^[a-z_][a-z0-9_]*$`, the source
+         *     `^gold_[a-z0-9_]*$`) and double-quoted, values are emitted as quoted literals
+         *     (texts single-quoted with quotes doubled, finite numbers, booleans as 1/0),
+         *     so no YAML can change the statement's shape; rows are ordered by
+         *     `entity_id`. The bundled compiler runs in a warm worker process (restarted
+         *     when it dies); a configured `SIGNAL_COMPILER_CMD` runs once per request with
+         *     the YAML on standard input. 502 when the compiler crashes, exceeds its time
+         *     limit (`SIGNAL_TOOL_TIMEOUT_MS`, default 10 s) or prints more than 1 MiB or an
+         *     answer that is not `{ok, sql}` / `{ok, errors}`.
          */
         post: operations["compileSignalDefinition"];
         delete?: never;
@@ -616,7 +729,10 @@ export interface paths {
          *     `Cell` objects in display order (the API keeps this shape); parse it on the
          *     client.
          *
-         *     Not implemented in this build: answers 501.
+         *     The notebook lives in the app database under the tenant's composite ID (a slug
+         *     and its composite ID reach the same notebook); it survives restarts and
+         *     refreshes of the tenant file, which need not be readable (no 503). 404 for an
+         *     unknown tenant.
          */
         get: operations["getNotebook"];
         put?: never;
@@ -640,10 +756,19 @@ export interface paths {
          * Append a cell to the notebook
          * @description Appends the cell at the end of the notebook. The server assigns `id`,
          *     `created_at` and `updated_at`; `author` is the request's `author`, else the
-         *     cell's own `author`, else `null`. Unknown extra members of the cell are kept.
-         *     Concurrent additions never lose each other.
+         *     cell's own `author`, else `null`. Unknown extra members of the cell are kept;
+         *     a discussion starts with no replies (`replies` sent here is ignored), an action
+         *     is `open` unless `status` is given.
          *
-         *     Not implemented in this build: answers 501.
+         *     Concurrent additions never lose each other, also from several server processes
+         *     sharing one app database: each addition is one transaction that holds the
+         *     database's write lock from reading the last position to committing. A 201 is
+         *     sent only after the commit reached the disk.
+         *
+         *     Limits: the cell schemas' lengths (texts 20,000 characters per language,
+         *     titles, names and authors 200), at most 30 members per cell, a cell at most
+         *     65,536 bytes as JSON (400 beyond it), the whole body 1 MiB (413). 404 for an
+         *     unknown tenant.
          */
         post: operations["addNotebookCell"];
         delete?: never;
@@ -680,19 +805,23 @@ export interface paths {
          *     changed and are ignored in `updates`; `updated_at` is set, and `author`, when
          *     given, replaces the cell's author.
          *
-         *     404 when the tenant is unknown or the notebook has no cell with that ID.
+         *     The merged cell must still match the schema of its type (for example `text`
+         *     of a narrative stays a text in one or more languages, `status` of an action
+         *     `open` or `done`, `replies` of a discussion a list of `DiscussionReply`) and
+         *     stay within 65,536 bytes as JSON; otherwise 400 with `errors[]` named
+         *     `updates.<member>`, and nothing changes. The read and the write of the cell are
+         *     one transaction holding the write lock, so concurrent changes are not lost.
          *
-         *     Not implemented in this build: answers 501.
+         *     404 when the tenant is unknown or the notebook has no cell with that ID.
          */
         put: operations["updateNotebookCell"];
         post?: never;
         /**
          * Delete a notebook cell
-         * @description Removes the cell (and, for a discussion, its replies).
+         * @description Removes the cell (and, for a discussion, its replies); the other cells keep
+         *     their order.
          *
          *     404 when the tenant is unknown or the notebook has no cell with that ID.
-         *
-         *     Not implemented in this build: answers 501.
          */
         delete: operations["deleteNotebookCell"];
         options?: never;
@@ -712,12 +841,12 @@ export interface paths {
         /**
          * Reply to a discussion cell
          * @description Appends a reply to the discussion cell's `replies`. `date` defaults to today
-         *     (UTC). `text` needs at least one of `en`, `de`, `fr`.
+         *     (UTC). `text` needs at least one of `en`, `de`, `fr` (each at most 20,000
+         *     characters); `author` 1 to 200 characters. Concurrent replies to one discussion
+         *     never lose each other (one transaction holding the write lock per reply).
          *
          *     404 when the tenant is unknown, or the notebook has no cell with that ID, or
          *     the cell is not a discussion.
-         *
-         *     Not implemented in this build: answers 501.
          */
         post: operations["addDiscussionReply"];
         delete?: never;
@@ -744,18 +873,18 @@ export interface paths {
         /**
          * List the tenant's notes
          * @description Summaries of all notes of the tenant (no cells, but `cell_count`), most recently
-         *     updated first.
-         *
-         *     Not implemented in this build: answers 501.
+         *     updated first. Notes live in the app database under the tenant's composite ID;
+         *     the tenant file need not be readable (no 503). 404 for an unknown tenant.
          */
         get: operations["listNotes"];
         put?: never;
         /**
          * Create a note
          * @description Creates an empty note. `author` is the git identity's `user.name` (as
-         *     `GET /api/identity?tenant=...` reports it), `null` when unset.
-         *
-         *     Not implemented in this build: answers 501.
+         *     `GET /api/identity?tenant=...` reports it), `null` when unset. `tags` is empty
+         *     when not given. Limits: `title` 1 to 200 characters, at most 20 tags of 1 to 50
+         *     characters (400 beyond them), the whole body 1 MiB (413). 404 for an unknown
+         *     tenant.
          */
         post: operations["createNote"];
         delete?: never;
@@ -789,8 +918,6 @@ export interface paths {
          * @description The full note; `cells` is an array of `Cell` objects in display order.
          *
          *     404 when the tenant is unknown or the tenant has no note with that ID.
-         *
-         *     Not implemented in this build: answers 501.
          */
         get: operations["getNote"];
         /**
@@ -800,9 +927,8 @@ export interface paths {
          *     be sent. Without `cell_id`: replaces the note's `title` and/or `tags`
          *     (`updates` must not be sent). 400 for a body that mixes the two forms or has
          *     neither. `ok` is `false` when the note or the cell does not exist (not an HTTP
-         *     error).
-         *
-         *     Not implemented in this build: answers 501.
+         *     error). A merged cell that breaks its type's schema or the cell size limit is
+         *     400 (nothing changes). 404 for an unknown tenant.
          */
         put: operations["updateNote"];
         /**
@@ -810,21 +936,22 @@ export interface paths {
          * @description Either appends a cell (`cell`; answer `{"cell_id": ...}` with the new cell's
          *     ID) or appends a reply to a discussion cell of the note (`reply` with
          *     `cell_id`; answer `{"ok": true}`). A reply's `author` defaults to the git
-         *     identity's `user.name` and its `date` to today (UTC).
+         *     identity's `user.name` (`unknown` when that is unset) and its `date` to today
+         *     (UTC). A cell follows the rules and limits of
+         *     `POST /{tenant}/api/notebook/cells` (its own `author` is kept, `null` when
+         *     absent); additions and replies are transactions holding the write lock, so
+         *     concurrent ones never lose each other.
          *
-         *     400 when the body has neither `cell` nor `reply` with `cell_id`, or both. 404
-         *     when the tenant is unknown, the note does not exist, or (for a reply) `cell_id`
-         *     is not a discussion cell of the note.
-         *
-         *     Not implemented in this build: answers 501.
+         *     400 when the body has neither `cell` nor `reply` with `cell_id`, or both, or
+         *     `cell_id` without `reply`. 404 when the tenant is unknown, the note does not
+         *     exist, or (for a reply) `cell_id` is not a discussion cell of the note.
          */
         post: operations["addToNote"];
         /**
          * Delete a note or one of its cells
-         * @description With `cell_id`, deletes only that cell; without it, deletes the whole note. `ok`
-         *     is `false` when the note or the cell does not exist (not an HTTP error).
-         *
-         *     Not implemented in this build: answers 501.
+         * @description With `cell_id`, deletes only that cell; without it, deletes the whole note with
+         *     its cells. `ok` is `false` when the note or the cell does not exist (not an HTTP
+         *     error). 404 for an unknown tenant.
          */
         delete: operations["deleteNote"];
         options?: never;
@@ -847,12 +974,11 @@ export interface paths {
          *     substring match over `member_id` and the en, de and fr names, across all nodes;
          *     when `q` is given, `node_id` is ignored. Ordered by `node_id`, then by the name
          *     in `locale`, then by `member_id`. A member attached to several nodes appears
-         *     once per node.
+         *     once per node. No paging: a taxonomy's members are sent in one array.
          *
          *     404 when the tenant is unknown, the tenant has no such taxonomy, or `node_id` is
-         *     not a node of it.
-         *
-         *     Not implemented in this build: answers 501.
+         *     not a node of it (only checked when `q` is absent). 409 for an ambiguous tenant
+         *     slug; 503 while the tenant's file cannot be read.
          */
         get: operations["listTaxonomyMembers"];
         put?: never;
@@ -874,9 +1000,11 @@ export interface paths {
          * Where a member sits in every taxonomy
          * @description One entry per (taxonomy, node) the member `id` is attached to, across all
          *     taxonomies of the tenant, ordered by `taxonomy_id`, then `node_id`. An unknown
-         *     member is not an error: the array is empty.
+         *     member is not an error: the array is empty (so is it for a tenant without
+         *     taxonomies).
          *
-         *     Not implemented in this build: answers 501.
+         *     404 when the tenant is unknown; 409 for an ambiguous tenant slug; 503 while the
+         *     tenant's file cannot be read.
          */
         get: operations["getMemberMappings"];
         put?: never;
@@ -900,12 +1028,12 @@ export interface paths {
          *     attached directly to node `nodeA` of `a` and/or node `nodeB` of `b`, and only
          *     of dimension type `dim`. Each entry lists every node of `a` (`nodesA`) and of
          *     `b` (`nodesB`) the member is attached to, regardless of the node filters.
-         *     Ordered by `member_id`.
+         *     `name` and `dim` are taken from the member's entry in `a`. Ordered by
+         *     `member_id`. `a` and `b` may be the same taxonomy.
          *
          *     404 when the tenant is unknown, `a` or `b` is not a taxonomy of the tenant, or
-         *     `nodeA` (`nodeB`) is not a node of `a` (`b`).
-         *
-         *     Not implemented in this build: answers 501.
+         *     `nodeA` (`nodeB`) is not a node of `a` (`b`). 409 for an ambiguous tenant slug;
+         *     503 while the tenant's file cannot be read.
          */
         get: operations["listSharedMembers"];
         put?: never;
@@ -929,12 +1057,17 @@ export interface paths {
          *     `dim` when given), its fan-out is the number of distinct nodes of `b` those
          *     shared members are attached to. The answer is the distribution of fan-outs:
          *     how many nodes of `a` map to 1, 2, ... nodes of `b`, ordered by `fanout`,
-         *     plus its maximum and mean. Without shared members, `nodes`, `max` and `mean`
-         *     are 0 and `distribution` is empty.
+         *     plus its maximum and mean (rounded to 4 decimals). Only direct attachments
+         *     count (a member of a child node does not count for the parent). Without shared
+         *     members, `nodes`, `max` and `mean` are 0 and `distribution` is empty.
+         *
+         *     Example on the demo data: with `dim=CostCentre`, the 5 nodes of
+         *     `cost_structure` sharing cost centres with `service_lines` fan out to 1
+         *     (therapy, infrastructure), 2 (medical_services), 3 (nursing) and 5
+         *     (physicians) service lines.
          *
          *     404 when the tenant is unknown or `a` or `b` is not a taxonomy of the tenant.
-         *
-         *     Not implemented in this build: answers 501.
+         *     409 for an ambiguous tenant slug; 503 while the tenant's file cannot be read.
          */
         get: operations["getTaxonomyFanout"];
         put?: never;
@@ -965,9 +1098,15 @@ export interface paths {
          *     - `many_to_one`: `maxAB` <= 1 and `maxBA` > 1;
          *     - `many_to_many`: `maxAB` > 1 and `maxBA` > 1.
          *
-         *     404 when the tenant is unknown or `a` or `b` is not a taxonomy of the tenant.
+         *     Ratios are rounded to 4 decimals. On the demo data, `cost_structure` against
+         *     `service_lines` is `many_to_many` without `dim` and with `dim=CostCentre`
+         *     (the example below), against `drg_groups` it
+         *     shares nothing (`one_to_one`, all ratios 0); with `dim=Material`,
+         *     `cost_structure` → `service_lines` is `one_to_many` and the reverse
+         *     `many_to_one`.
          *
-         *     Not implemented in this build: answers 501.
+         *     404 when the tenant is unknown or `a` or `b` is not a taxonomy of the tenant.
+         *     409 for an ambiguous tenant slug; 503 while the tenant's file cannot be read.
          */
         get: operations["getTaxonomyCardinality"];
         put?: never;
@@ -991,33 +1130,52 @@ export interface paths {
          *     CSV (RFC 4180): UTF-8, comma-separated, CRLF line ends, a header row with the
          *     column names, columns in table order; a field is quoted when it contains a
          *     comma, a double quote, CR or LF, and double quotes inside it are doubled. NULL
-         *     is an empty field; booleans stored as 0/1 are written as stored.
+         *     is an empty field; INTEGER values are written exactly (64-bit), so booleans
+         *     stored as 0/1 appear as `0`/`1`; REAL values in the shortest form that reads
+         *     back to the same number (`2160000`, `12.85`); BLOBs as hexadecimal.
          *
-         *     Formula-injection guard: a text value beginning with `=`, `+`, `-` or `@` is
-         *     written with a leading single quote (`'`) and quoted (`"'=SUM(A1)"`); numbers
-         *     (INTEGER and REAL columns) are never altered.
+         *     Formula-injection guard: a text value beginning with `=`, `+`, `-`, `@`, TAB or
+         *     CR is written with a leading single quote (`'`) and always quoted
+         *     (`"'=SUM(A1)"`), so a spreadsheet shows it as text instead of evaluating it.
+         *     Numbers (INTEGER and REAL values) are never altered, so `-5` in a number
+         *     column stays `-5`. Clients that need the raw text strip one leading `'` from
+         *     fields that start with `'=`, `'+`, `'-`, `'@`, `'` TAB or `'` CR.
          *
          *     Selection:
          *
-         *     - `q`: case-insensitive substring match over the text columns (a row matches
-         *       when any text column contains it);
-         *     - column filters `f.<column>=<value>`: equality on the stored value; on boolean
-         *       columns (0/1) `true`/`false` and `1`/`0` are accepted. Several filters must
-         *       all hold. They cannot be declared as named parameters (the column names
-         *       depend on the table); the extension `x-filter-parameters` gives their name
-         *       pattern. Example: `f.active=true`.
-         *     - `sort` (a column) and `order` (`asc` default, `desc`); without `sort` rows
-         *       come in table order.
+         *     - `q`: case-insensitive substring match over the TEXT columns (a row matches
+         *       when any of them contains it);
+         *     - column filters `f.<column>=<value>` (declared as the free-form parameter
+         *       `filters`; each key is `f.` plus a column name matching
+         *       `^[a-z_][a-z0-9_]*$`): equality on the stored value. INTEGER columns take an
+         *       integer or `true`/`false` (stored 1/0), REAL columns a number, TEXT columns
+         *       the exact (case-sensitive) text; an empty value (`f.note=`) matches NULL and
+         *       empty text. Several filters must all hold. Example: `f.active=true`.
+         *     - `sort` (a column) and `order` (`asc` default, `desc`); ties keep table
+         *       order. Without `sort` rows come in table order and `order` is ignored.
          *
-         *     An unknown `sort` or filter column is 400. At most 1,000,000 rows are written;
-         *     when more rows matched, the response carries `X-Export-Truncated: true` and
-         *     holds the first 1,000,000. Sent with
+         *     400 (`validation-failed`, one entry per problem in `errors[]`) for a `sort` or
+         *     filter naming no column of the table, a filter value the column cannot hold, a
+         *     filter given twice, or any other query name. Column names come from the
+         *     tenant's `sqlite_master`, never from the request.
+         *
+         *     Limit: at most 1,000,000 rows are written. When more rows match, the response
+         *     holds the first 1,000,000 (in the requested order) and carries
+         *     `X-Export-Truncated: true`; there is no continuation: narrow the selection with
+         *     `q` or filters to get the rest. Without that header the file is complete.
+         *
+         *     The CSV is streamed as it is read, with constant server memory and
+         *     back-pressure (a slow client slows the query down, it is never buffered); a
+         *     client that disconnects stops the query. The export reads the tenant file
+         *     that was current when it started, even if a newer file is swapped in
+         *     meanwhile. A failure after the first byte can only end the connection early:
+         *     a complete file ends with the CRLF of its last record. Sent with
          *     `Content-Disposition: attachment; filename="<entity>.csv"` and
          *     `Cache-Control: no-store`.
          *
-         *     404 when the tenant is unknown or `entity` is not a registered dimension.
-         *
-         *     Not implemented in this build: answers 501.
+         *     404 when the tenant is unknown or `entity` is not a registered dimension (or
+         *     its registered table is missing). 409 for an ambiguous tenant slug; 503 while
+         *     the tenant's file cannot be read.
          */
         get: operations["exportDimension"];
         put?: never;
@@ -1421,7 +1579,8 @@ export interface components {
          */
         HealthStore: {
             /**
-             * @description `ok`, or `degraded` while cached tenants are served and the store reports errors.
+             * @description `ok`, or `degraded` while the last listing of the store failed (the cached tenants are
+             *     served) or some tenant's last download failed.
              * @example degraded
              * @enum {string}
              */
@@ -1439,22 +1598,22 @@ export interface components {
              */
             tenants: number;
             /**
-             * @description Number of tenant files downloading now.
+             * @description Number of tenants whose files are downloading now (status `downloading`).
              * @example 0
              */
             downloading: number;
             /**
-             * @description Number of tenants whose last download failed.
+             * @description Number of tenants in status `error` (last download failed; a previous file may still be served).
              * @example 1
              */
             errors: number;
             /**
-             * @description Whether the first scan of the store has finished.
+             * @description Whether the first sync with the store has finished (also when the store could not be reached).
              * @example true
              */
             initialized: boolean;
             /**
-             * @description Total size of the cached tenant files in MB.
+             * @description Total size of the `kls.sqlite` files in service, in MB.
              * @example 18.6
              */
             sizeMb: number;
@@ -1553,32 +1712,35 @@ export interface components {
              */
             active: true;
             /**
-             * @description Whether the first scan of the store has finished.
+             * @description Whether the first sync with the store has finished (also when the store could not be reached; see `error`).
              * @example true
              */
             initialized: boolean;
             /**
-             * @description Whether every tenant is `ready`.
+             * @description `true` when the first sync has finished, the store has been reached at least once and every
+             *     tenant is `ready`.
              * @example false
              */
             ready: boolean;
             /**
-             * @description Whether a download is running.
+             * @description Whether some tenant is `downloading`.
              * @example true
              */
             downloading: boolean;
             /**
-             * @description Last store-level error (for example the store is unreachable), `null` when none.
+             * @description Store-level error of the last listing, `object store unreachable: <reason>` (for example
+             *     `object store unreachable: listing s3://kls/prod/ failed: connect ECONNREFUSED 127.0.0.1:9000`);
+             *     `null` when the last listing succeeded.
              * @example null
              */
             error: string | null;
             /**
-             * @description Bytes transferred so far by the running downloads.
+             * @description Sum of the tenants' `bytesDone`.
              * @example 1048576
              */
             bytesDone: number;
             /**
-             * @description Total bytes of the running downloads.
+             * @description Sum of the tenants' `bytesTotal`.
              * @example 4194304
              */
             bytesTotal: number;
@@ -1598,7 +1760,7 @@ export interface components {
              */
             tenantId: string;
             /**
-             * @description Display name from the tenant file's `meta` (the slug until the file is there).
+             * @description Display name from the tenant file's `meta` (the slug until the first file is in service).
              * @example Kantonsspital Ost
              */
             displayName: string;
@@ -1608,12 +1770,14 @@ export interface components {
              */
             pack: string;
             /**
-             * @description Size of the cached `kls.sqlite` in MB, `null` before the first download.
+             * @description Size of the `kls.sqlite` in service in MB, `null` while no file is in service.
              * @example 6.1
              */
             sizeMb: number | null;
             /**
-             * @description `pending` (not started), `downloading`, `ready` (served), `error` (last download failed; see `error`).
+             * @description `pending` (listed, waiting for a download slot), `downloading` (a transfer runs; a previous
+             *     file, if any, is still served), `ready` (served, cached copy matches the store), `error` (the
+             *     last download failed, see `error`; a previous file, when `generation` > 0, is still served).
              * @example ready
              * @enum {string}
              */
@@ -1624,22 +1788,26 @@ export interface components {
              */
             hasSis: boolean;
             /**
-             * @description Message of the last failed download, `null` when none.
+             * @description Message of the last failed download, `null` when none; names the file and the reason, for
+             *     example `kls.sqlite: not an SQLite database (no SQLite header)`,
+             *     `kls.sqlite: incomplete download: 1000 of 2000 bytes` or
+             *     `download of prod/ost/kantonsspital/kls.sqlite failed: NoSuchKey: ...`.
              * @example null
              */
             error: string | null;
             /**
-             * @description Bytes transferred so far (while downloading, else 0).
+             * @description Bytes of the running transfer received so far (while `downloading`, else 0).
              * @example 0
              */
             bytesDone: number;
             /**
-             * @description Bytes to transfer (while downloading, else 0).
+             * @description Bytes the running transfer will receive, all files in it (while `downloading`, else 0).
              * @example 0
              */
             bytesTotal: number;
             /**
-             * @description 0 before the first download; 1 after it; plus one for each later swap of `kls.sqlite`.
+             * @description 0 while no file was in service; 1 for the first file (first download, or the cached file at
+             *     start); plus one for each later swap of `kls.sqlite` (`sis.sqlite` does not count).
              * @example 1
              */
             generation: number;
@@ -1870,10 +2038,18 @@ export interface components {
              */
             tenants: number;
             /**
-             * @description Number of tenants in scope that are ready now.
+             * @description Number of tenants in scope whose status is `ready` now (at once: before the downloads; with
+             *     `wait=true`: after them).
              * @example 0
              */
             ready: number;
+            /**
+             * @description With `wait=true` only, and only when the refresh could not list the object store: the
+             *     store-level error (also reported by store-status and health). Per-tenant download failures are
+             *     not repeated here: they show as `ready < tenants` and in store-status.
+             * @example object store unreachable: listing s3://kls/prod/ failed: connect ECONNREFUSED 127.0.0.1:9000
+             */
+            error?: string;
         };
         /**
          * @description The `graph_json` pipeline artifact: a JSON object produced upstream by the
@@ -2454,7 +2630,8 @@ export interface components {
         };
         /**
          * @description A cell to add; `type` selects the shape. Unknown extra members are kept
-         *     (at most 30 members in all); `id`, `created_at` and `updated_at` are assigned
+         *     (at most 30 members in all, the cell at most 65,536 bytes as JSON; the server
+         *     answers 400 beyond that); `id`, `created_at` and `updated_at` are assigned
          *     by the server and ignored when sent.
          */
         CellInput: components["schemas"]["NarrativeCellInput"] | components["schemas"]["ViewCellInput"] | components["schemas"]["ReferenceCellInput"] | components["schemas"]["DiscussionCellInput"] | components["schemas"]["ActionCellInput"];
@@ -2475,8 +2652,8 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A cell embedding a dimension view - a saved view (`view_id`) or an ad-hoc one (`entity` and `params`). */
-        ViewCellInput: {
+        /** @description A cell embedding a dimension view - a saved view (`view_id`) or an ad-hoc one (`entity` and `params`); one of the two is required. */
+        ViewCellInput: ({
             /**
              * @description Cell type. (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -2504,6 +2681,16 @@ export interface components {
             author?: string;
         } & {
             [key: string]: unknown;
+        }) | {
+            /** @description A saved view. */
+            view_id: components["schemas"]["Uuid"];
+        } | {
+            /** @description Entity key of the dimension (ad-hoc view). */
+            entity: components["schemas"]["DimensionEntity"];
+            /** @description View parameters (ad-hoc view). */
+            params: {
+                [key: string]: unknown;
+            };
         };
         /** @description A cell referring to a searchable item (signal, taxonomy, glossary entry, ...). */
         ReferenceCellInput: {
@@ -2521,7 +2708,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A discussion thread; replies are added separately. */
+        /** @description A discussion thread; it starts without replies (a `replies` member sent here is ignored), replies are added separately. */
         DiscussionCellInput: {
             /**
              * @description Cell type. (enum property replaced by openapi-typescript)
@@ -3339,6 +3526,29 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The signal checker or compiler (a child process) gave no usable answer: it
+         *     crashed, exceeded its time limit, printed more than 1 MiB, or printed an
+         *     answer of the wrong shape. The server itself is unaffected.
+         */
+        SignalToolFailed: {
+            headers: {
+                "X-Build-Label": components["headers"]["XBuildLabel"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/bad-gateway",
+                 *       "title": "Upstream service failed",
+                 *       "status": 502,
+                 *       "detail": "the signal checker failed: the tool did not answer within 10000 ms",
+                 *       "instance": "/api/probe-builder/validate"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The language-model API answered with an error or did not answer within the time limit. */
         BadGateway: {
             headers: {
@@ -3633,6 +3843,19 @@ export interface components {
          */
         ExportOrderQuery: components["schemas"]["SortOrder"];
         /**
+         * @description Column filters, free-form: each query key `f.<column>` (column name matching
+         *     `^[a-z_][a-z0-9_]*$`) is an equality filter on that column, e.g.
+         *     `f.active=true&f.department=Surgery`. The name `filters` itself is never sent
+         *     (form style, exploded: the object's keys are the query keys). Keys naming no
+         *     column of the table, and any other undeclared query name, are 400.
+         * @example {
+         *       "f.active": "true"
+         *     }
+         */
+        ExportColumnFilters: {
+            [key: string]: string;
+        };
+        /**
          * @description File name of the asset.
          * @example swagger-ui.css
          */
@@ -3648,9 +3871,9 @@ export interface components {
         XBuildLabel: components["schemas"]["BuildLabel"];
         /**
          * @description Caching policy. Values by operation: logo `public, max-age=86400`; pipeline
-         *     artifact and report `public, max-age=3600`; drift `private, max-age=300`
-         *     (`private, max-age=30` for failure statuses); db-status and dimension export
-         *     `no-store`; `/openapi.yaml`, `/openapi.json` and `/docs` `no-cache`; docs
+         *     artifact and report `public, max-age=3600`; drift `private, max-age=<seconds left>`
+         *     (at most 300; at most 30 for failure statuses); db-status, store-status and
+         *     dimension export `no-store`; `/openapi.yaml`, `/openapi.json` and `/docs` `no-cache`; docs
          *     assets `public, max-age=86400`.
          * @example public, max-age=3600
          */
@@ -3673,8 +3896,11 @@ export interface components {
         RetryAfter: number;
         /**
          * @description Keeps active content inert. Logos (every image type, SVG being the reason):
-         *     `default-src 'none'; style-src 'unsafe-inline'; sandbox`; pipeline artifacts
-         *     (both keys, `graph_html` being the reason): `sandbox`.
+         *     `default-src 'none'; style-src 'unsafe-inline'; sandbox`. Pipeline artifact
+         *     `graph_html`: `default-src 'none'; script-src 'unsafe-inline'; style-src
+         *     'unsafe-inline'; img-src data:; sandbox allow-scripts` (its own inline code
+         *     runs in an opaque origin and can fetch nothing); `graph_json`:
+         *     `default-src 'none'; sandbox`.
          * @example default-src 'none'; style-src 'unsafe-inline'; sandbox
          */
         ContentSecurityPolicy: string;
@@ -3808,6 +4034,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3919,6 +4146,14 @@ export interface operations {
                      *             "en": "Case flat rate",
                      *             "de": "Fallpauschale",
                      *             "fr": "Forfait par cas"
+                     *           },
+                     *           "description": {
+                     *             "en": "SwissDRG payment per inpatient case: cost weight times base rate.",
+                     *             "de": "SwissDRG-Vergütung pro stationärem Fall: Kostengewicht mal Baserate.",
+                     *             "fr": "Rémunération SwissDRG par cas stationnaire : coût relatif multiplié par le prix de base."
+                     *           },
+                     *           "meta": {
+                     *             "source": "SwissDRG"
                      *           }
                      *         }
                      *       ]
@@ -3930,7 +4165,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -3971,7 +4205,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4035,7 +4268,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4095,7 +4327,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             416: components["responses"]["RangeNotSatisfiable"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4181,7 +4412,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4271,7 +4501,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4328,14 +4557,13 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
             502: components["responses"]["BadGateway"];
             /**
              * @description The narrative cannot be generated now: either the server setting
              *     `ANTHROPIC_API_KEY` is unset (type `.../problems/service-unavailable`, no
              *     `Retry-After`; retrying does not help), or the tenant file is still
-             *     downloading in store mode (type `.../problems/tenant-unavailable`, with
-             *     `Retry-After`).
+             *     downloading in store mode or cannot be opened (type
+             *     `.../problems/tenant-unavailable`, with `Retry-After`).
              */
             503: {
                 headers: {
@@ -4412,7 +4640,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4556,7 +4783,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     updateView: {
@@ -4585,7 +4811,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     createView: {
@@ -4651,7 +4876,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     deleteView: {
@@ -4679,7 +4903,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listSignalDefinitions: {
@@ -4755,7 +4978,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4799,7 +5021,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     saveSignalDefinition: {
@@ -4847,7 +5068,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     validateSignalDefinition: {
@@ -4890,7 +5110,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
+            502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4923,7 +5143,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "ok": true,
-                     *       "sql": "SELECT 'probe_demo_saved' AS \"probe_id\", 'Case' AS \"entity_type\", \"case_id\" AS \"entity_id\", substr(\"discharged_on\", 1, 7) AS \"time_bucket\", CASE WHEN \"expected_amount\" >= 10000 THEN 'high' WHEN \"expected_amount\" >= 1000 THEN 'medium' ELSE 'low' END AS \"severity\", coalesce(\"expected_amount\", 0) AS \"money_at_risk\", json_object('case_id', \"case_id\", 'discharged_on', \"discharged_on\", 'expected_amount', \"expected_amount\") AS \"evidence\" FROM \"gold_cases\" WHERE \"billed\" = 0 AND \"status\" IN ('closed', 'discharged')"
+                     *       "sql": "SELECT 'probe_demo_saved' AS \"probe_id\", 'Case' AS \"entity_type\", \"case_id\" AS \"entity_id\", substr(\"discharged_on\", 1, 7) AS \"time_bucket\", CASE WHEN \"expected_amount\" >= 10000 THEN 'high' WHEN \"expected_amount\" >= 1000 THEN 'medium' ELSE 'low' END AS \"severity\", coalesce(\"expected_amount\", 0) AS \"money_at_risk\", json_object('case_id', \"case_id\", 'discharged_on', \"discharged_on\", 'expected_amount', \"expected_amount\") AS \"evidence\" FROM \"gold_cases\" WHERE \"billed\" = 0 AND \"status\" IN ('closed', 'discharged') ORDER BY 3"
                      *     }
                      */
                     "application/json": components["schemas"]["CompileResult"];
@@ -4934,7 +5154,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
+            502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4959,7 +5179,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     addNotebookCell: {
@@ -5020,7 +5239,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     updateNotebookCell: {
@@ -5065,7 +5283,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     deleteNotebookCell: {
@@ -5094,7 +5311,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     addDiscussionReply: {
@@ -5157,7 +5373,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listNotes: {
@@ -5209,7 +5424,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     createNote: {
@@ -5274,7 +5488,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getNote: {
@@ -5352,7 +5565,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     updateNote: {
@@ -5397,7 +5609,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     addToNote: {
@@ -5457,7 +5668,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     deleteNote: {
@@ -5492,7 +5702,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listTaxonomyMembers: {
@@ -5549,8 +5758,8 @@ export interface operations {
                      *         "dim": "CostCentre",
                      *         "name": {
                      *           "en": "Surgery physicians",
-                     *           "de": "Ärzte Chirurgie",
-                     *           "fr": "Médecins chirurgie"
+                     *           "de": "Ärztlicher Dienst Chirurgie",
+                     *           "fr": "Corps médical de chirurgie"
                      *         }
                      *       }
                      *     ]
@@ -5561,7 +5770,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5608,7 +5816,7 @@ export interface operations {
                      *         "node_name": {
                      *           "en": "Physicians",
                      *           "de": "Ärzteschaft",
-                     *           "fr": "Médecins"
+                     *           "fr": "Corps médical"
                      *         },
                      *         "parent_id": "personnel",
                      *         "dim": "CostCentre"
@@ -5618,7 +5826,7 @@ export interface operations {
                      *         "taxonomy_name": {
                      *           "en": "Service lines",
                      *           "de": "Leistungsbereiche",
-                     *           "fr": "Lignes de prestations"
+                     *           "fr": "Domaines de prestations"
                      *         },
                      *         "node_id": "orthopaedics",
                      *         "node_name": {
@@ -5626,7 +5834,7 @@ export interface operations {
                      *           "de": "Orthopädie",
                      *           "fr": "Orthopédie"
                      *         },
-                     *         "parent_id": null,
+                     *         "parent_id": "surgery",
                      *         "dim": "CostCentre"
                      *       },
                      *       {
@@ -5634,7 +5842,7 @@ export interface operations {
                      *         "taxonomy_name": {
                      *           "en": "Service lines",
                      *           "de": "Leistungsbereiche",
-                     *           "fr": "Lignes de prestations"
+                     *           "fr": "Domaines de prestations"
                      *         },
                      *         "node_id": "surgery",
                      *         "node_name": {
@@ -5653,7 +5861,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5714,14 +5921,48 @@ export interface operations {
                      *         "dim": "CostCentre",
                      *         "name": {
                      *           "en": "Surgery physicians",
-                     *           "de": "Ärzte Chirurgie",
-                     *           "fr": "Médecins chirurgie"
+                     *           "de": "Ärztlicher Dienst Chirurgie",
+                     *           "fr": "Corps médical de chirurgie"
                      *         },
                      *         "nodesA": [
                      *           "physicians"
                      *         ],
                      *         "nodesB": [
                      *           "orthopaedics",
+                     *           "surgery"
+                     *         ]
+                     *       },
+                     *       {
+                     *         "member_id": "KST-4400",
+                     *         "dim": "CostCentre",
+                     *         "name": {
+                     *           "en": "Anaesthesia",
+                     *           "de": "Anästhesie",
+                     *           "fr": "Anesthésiologie"
+                     *         },
+                     *         "nodesA": [
+                     *           "physicians"
+                     *         ],
+                     *         "nodesB": [
+                     *           "orthopaedics",
+                     *           "surgery"
+                     *         ]
+                     *       },
+                     *       {
+                     *         "member_id": "KST-5300",
+                     *         "dim": "CostCentre",
+                     *         "name": {
+                     *           "en": "Intensive care",
+                     *           "de": "Intensivpflege",
+                     *           "fr": "Soins intensifs"
+                     *         },
+                     *         "nodesA": [
+                     *           "nursing",
+                     *           "physicians"
+                     *         ],
+                     *         "nodesB": [
+                     *           "emergency",
+                     *           "internal_medicine",
                      *           "surgery"
                      *         ]
                      *       }
@@ -5733,7 +5974,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5782,19 +6022,27 @@ export interface operations {
                      *       "a": "cost_structure",
                      *       "b": "service_lines",
                      *       "dim": "CostCentre",
-                     *       "nodes": 4,
+                     *       "nodes": 5,
                      *       "distribution": [
                      *         {
                      *           "fanout": 1,
-                     *           "nodes": 3
+                     *           "nodes": 2
                      *         },
                      *         {
                      *           "fanout": 2,
                      *           "nodes": 1
+                     *         },
+                     *         {
+                     *           "fanout": 3,
+                     *           "nodes": 1
+                     *         },
+                     *         {
+                     *           "fanout": 5,
+                     *           "nodes": 1
                      *         }
                      *       ],
-                     *       "max": 2,
-                     *       "mean": 1.25
+                     *       "max": 5,
+                     *       "mean": 2.4
                      *     }
                      */
                     "application/json": components["schemas"]["TaxonomyFanout"];
@@ -5803,7 +6051,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5853,17 +6100,17 @@ export interface operations {
                      *       "b": "service_lines",
                      *       "dim": "CostCentre",
                      *       "counts": {
-                     *         "nodesA": 6,
-                     *         "nodesB": 5,
-                     *         "membersA": 12,
-                     *         "membersB": 10,
-                     *         "sharedMembers": 8,
-                     *         "nodePairs": 9
+                     *         "nodesA": 8,
+                     *         "nodesB": 8,
+                     *         "membersA": 21,
+                     *         "membersB": 14,
+                     *         "sharedMembers": 14,
+                     *         "nodePairs": 12
                      *       },
                      *       "ratios": {
                      *         "coverageA": 0.6667,
-                     *         "coverageB": 0.8,
-                     *         "jaccard": 0.5714
+                     *         "coverageB": 1,
+                     *         "jaccard": 0.6667
                      *       },
                      *       "relation": "many_to_many"
                      *     }
@@ -5874,7 +6121,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5896,6 +6142,17 @@ export interface operations {
                  * @example desc
                  */
                 order?: components["parameters"]["ExportOrderQuery"];
+                /**
+                 * @description Column filters, free-form: each query key `f.<column>` (column name matching
+                 *     `^[a-z_][a-z0-9_]*$`) is an equality filter on that column, e.g.
+                 *     `f.active=true&f.department=Surgery`. The name `filters` itself is never sent
+                 *     (form style, exploded: the object's keys are the query keys). Keys naming no
+                 *     column of the table, and any other undeclared query name, are 400.
+                 * @example {
+                 *       "f.active": "true"
+                 *     }
+                 */
+                filters?: components["parameters"]["ExportColumnFilters"];
             };
             header?: never;
             path: {
@@ -5932,7 +6189,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["TenantUnavailable"];
         };
     };

@@ -13,10 +13,43 @@ import { refreshStore } from './refresh-store.js';
 import { refreshStoreViaGet } from './refresh-store-via-get.js';
 // issue #3 imports
 // issue #4 imports
+import { explainEntity } from './explain-entity.js';
+import { explainFinding } from './explain-finding.js';
+import { getPipelineArtifact } from './get-pipeline-artifact.js';
+import { getReport } from './get-report.js';
+import { getTenantLogo } from './get-tenant-logo.js';
 // issue #5 imports
+import { exportDimension } from './export-dimension.js';
+import { getMemberMappings } from './get-member-mappings.js';
+import { getTaxonomyCardinality } from './get-taxonomy-cardinality.js';
+import { getTaxonomyFanout } from './get-taxonomy-fanout.js';
+import { listSharedMembers } from './list-shared-members.js';
+import { listTaxonomyMembers } from './list-taxonomy-members.js';
 // issue #6 imports
+import { addDiscussionReply } from './add-discussion-reply.js';
+import { addNotebookCell } from './add-notebook-cell.js';
+import { addToNote } from './add-to-note.js';
+import { createNote } from './create-note.js';
+import { createView } from './create-view.js';
+import { deleteNote } from './delete-note.js';
+import { deleteNotebookCell } from './delete-notebook-cell.js';
+import { deleteView } from './delete-view.js';
+import { getNote } from './get-note.js';
+import { getNotebook } from './get-notebook.js';
+import { listNotes } from './list-notes.js';
+import { listViews } from './list-views.js';
+import { updateNote } from './update-note.js';
+import { updateNotebookCell } from './update-notebook-cell.js';
+import { updateView } from './update-view.js';
 // issue #7 imports
+import { compileSignalDefinition } from './compile-signal-definition.js';
+import { listSignalDefinitions } from './list-signal-definitions.js';
+import { loadSignalDefinition } from './load-signal-definition.js';
+import { saveSignalDefinition } from './save-signal-definition.js';
+import { validateSignalDefinition } from './validate-signal-definition.js';
 // issue #8 imports
+import { createNarrative } from './create-narrative.js';
+import { getDrift } from './get-drift.js';
 
 const implemented = {
   getHealth,
@@ -32,10 +65,43 @@ const implemented = {
   getApiDocsAsset,
   // issue #3 handlers
   // issue #4 handlers
+  getTenantLogo,
+  getPipelineArtifact,
+  getReport,
+  explainEntity,
+  explainFinding,
   // issue #5 handlers
+  listTaxonomyMembers,
+  getMemberMappings,
+  listSharedMembers,
+  getTaxonomyFanout,
+  getTaxonomyCardinality,
+  exportDimension,
   // issue #6 handlers
+  listViews,
+  createView,
+  updateView,
+  deleteView,
+  getNotebook,
+  addNotebookCell,
+  updateNotebookCell,
+  deleteNotebookCell,
+  addDiscussionReply,
+  listNotes,
+  createNote,
+  getNote,
+  addToNote,
+  updateNote,
+  deleteNote,
   // issue #7 handlers
+  listSignalDefinitions,
+  loadSignalDefinition,
+  saveSignalDefinition,
+  validateSignalDefinition,
+  compileSignalDefinition,
   // issue #8 handlers
+  createNarrative,
+  getDrift,
 };
 
 /** An operation may not be both implemented and on the 501 list. */

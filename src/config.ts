@@ -28,8 +28,13 @@ export interface Config {
   readonly anthropicApiKey: string | null;
   readonly anthropicBaseUrl: string | null;
   readonly narrativeModel: string;
-  readonly signalCheckerCmd: string | null;
-  readonly signalCompilerCmd: string | null;
+  /** Time limit of one language-model call (NARRATIVE_TIMEOUT_MS); past it the narrative is 502. */
+  readonly narrativeTimeoutMs: number;
+  /** SIGNAL_CHECKER_CMD / SIGNAL_COMPILER_CMD as an argument vector (a JSON array, or one executable path); null = bundled CLI. */
+  readonly signalCheckerCmd: readonly string[] | null;
+  readonly signalCompilerCmd: readonly string[] | null;
+  /** Time limit of one checker or compiler answer (SIGNAL_TOOL_TIMEOUT_MS). */
+  readonly signalToolTimeoutMs: number;
   readonly responseValidation: boolean;
   readonly corsOrigins: readonly string[];
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -86,6 +91,24 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     }
   };
   const dir = (value: string): string => path.resolve(cwd, value);
+  // A command is never a shell string: a JSON array of arguments, or one executable path taken whole.
+  const argumentVector = (name: string): string[] | null => {
+    const raw = text(name);
+    if (raw === null) return null;
+    let argv: unknown = [raw];
+    if (raw.startsWith('[')) {
+      try {
+        argv = JSON.parse(raw);
+      } catch {
+        argv = null;
+      }
+    }
+    if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === 'string' && a !== '' && !a.includes('\u0000'))) {
+      problems.push(`${name} must be a JSON array of non-empty strings (program first) or one executable path (got "${raw}")`);
+      return null;
+    }
+    return argv as string[];
+  };
 
   const port = integer('PORT', 8080, 0, 65535);
   const host = text('HOST') ?? '127.0.0.1';
@@ -138,8 +161,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     anthropicApiKey: text('ANTHROPIC_API_KEY'),
     anthropicBaseUrl: url('ANTHROPIC_BASE_URL', null),
     narrativeModel: text('NARRATIVE_MODEL') ?? DEFAULT_NARRATIVE_MODEL,
-    signalCheckerCmd: text('SIGNAL_CHECKER_CMD'),
-    signalCompilerCmd: text('SIGNAL_COMPILER_CMD'),
+    narrativeTimeoutMs: integer('NARRATIVE_TIMEOUT_MS', 30_000, 100, 300_000),
+    signalCheckerCmd: argumentVector('SIGNAL_CHECKER_CMD'),
+    signalCompilerCmd: argumentVector('SIGNAL_COMPILER_CMD'),
+    signalToolTimeoutMs: integer('SIGNAL_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
     responseValidation: oneOf('RESPONSE_VALIDATION', ['on', 'off'] as const, 'on') === 'on',
     corsOrigins: (text('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),

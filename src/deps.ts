@@ -9,6 +9,18 @@ import { readGitIdentity, type GitIdentity } from './identity/git-identity.js';
 import type { Logger } from './logger.js';
 import { projectRoot } from './project-root.js';
 import { TenantRegistry, type TenantEntry } from './tenants/registry.js';
+import { Anthropic } from '@anthropic-ai/sdk';
+import { Octokit } from '@octokit/rest';
+import type { CodeHost } from './drift/code-host.js';
+import { DriftCache } from './drift/drift-cache.js';
+import { gitHubCodeHost } from './drift/github-code-host.js';
+import { anthropicLanguageModel } from './narrative/anthropic-language-model.js';
+import type { LanguageModel } from './narrative/language-model.js';
+import * as Minio from 'minio';
+import { KlsStore } from './store/kls-store.js';
+import { MinioObjectStore } from './store/object-store.js';
+import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
+import { SearchIndexes } from './search/search-indexes.js';
 
 /** The narrow ports handlers and domain code use; built once by createDeps, replaced wholesale in tests. */
 export interface Deps {
@@ -17,9 +29,21 @@ export interface Deps {
   readonly buildLabel: BuildLabel;
   readonly contract: ContractDocument;
   readonly tenants: TenantRegistry;
+  /** KLS store mode: the object-store sync (status, refresh); null in local mode. */
+  readonly store: KlsStore | null;
   readonly appDb: AppDatabase;
   /** Git identity, from the tenant's work tree when one exists (design.md section 9). */
   readonly identity: (tenant: TenantEntry | null) => Promise<GitIdentity>;
+  /** Code-hosting API (GitHub REST via Octokit) for drift; SDK errors translated into drift statuses. */
+  readonly codeHost: CodeHost;
+  /** Drift reports cached per tenant and file generation. */
+  readonly driftCache: DriftCache;
+  /** Language-model API (Anthropic Messages) for narratives; null when ANTHROPIC_API_KEY is unset. */
+  readonly languageModel: LanguageModel | null;
+  /** Signal contract checker and compiler, run as child processes (design.md section 7). */
+  readonly signalTools: SignalTools;
+  /** Jumpbar search: one sidecar index per tenant generation, beside the KLS file. */
+  readonly searchIndexes: SearchIndexes;
 }
 
 /** Deps plus the means to release them on shutdown. */
@@ -32,31 +56,89 @@ const LOCAL_SCAN_INTERVAL_MS = 5000;
 
 /** Builds every dependency from the configuration: tenant registry, app database, contract, identity. */
 export async function createDeps(config: Config, log: Logger): Promise<OwnedDeps> {
-  if (config.klsMode === 'store') {
-    // KLS store mode is issue #3; until it lands the server says so instead of serving an empty store.
-    throw new Error('KLS_MODE=store is not available in this build yet (object-store sync lands with issue #3); use KLS_MODE=local');
-  }
   const root = projectRoot();
-  const tenants = new TenantRegistry(config.klsDir, 'local', log);
-  tenants.scanLocal();
-  const scanTimer = setInterval(() => tenants.scanLocal(), LOCAL_SCAN_INTERVAL_MS);
-  scanTimer.unref();
+  const tenants = new TenantRegistry(config.klsDir, config.klsMode, log);
+  const store = config.klsMode === 'store' ? createKlsStore(config, tenants, log) : null;
+  // Store mode: cached files are served at once; the first sync with the store runs in the background.
+  if (store !== null) void store.start();
+  else tenants.scanLocal();
+  const scanTimer = store === null ? setInterval(() => tenants.scanLocal(), LOCAL_SCAN_INTERVAL_MS) : undefined;
+  scanTimer?.unref();
 
   const appDb = await openAppDatabase(config.appDbPath);
+  const searchIndexes = new SearchIndexes(log.child({ component: 'search' }));
   const home = os.homedir();
+  const signalTools = new SignalTools(
+    config.signalCheckerCmd === null ? bundledCommand('checker') : { argv: config.signalCheckerCmd, bundled: false },
+    config.signalCompilerCmd === null ? bundledCommand('compiler') : { argv: config.signalCompilerCmd, bundled: false },
+    root,
+    { ...TOOL_LIMITS, timeoutMs: config.signalToolTimeoutMs },
+  );
   return {
     config,
     log,
     buildLabel: readBuildLabel(root),
     contract: loadContractDocument(root),
     tenants,
+    store,
     appDb,
     identity: (tenant) =>
       readGitIdentity(config.gitWorkspacesDir, tenant === null ? [] : [tenant.compositeId, tenant.slug], fs.existsSync(home) ? home : path.parse(root).root),
+    ...createOutboundPorts(config, log),
+    signalTools,
+    searchIndexes,
     async close() {
       clearInterval(scanTimer);
+      searchIndexes.close();
+      signalTools.close();
+      await store?.close();
       tenants.close();
       await appDb.close();
     },
   };
+}
+
+/** Drift and narrative ports: the one place an Octokit and an Anthropic client are built (design.md section 9). */
+function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'codeHost' | 'driftCache' | 'languageModel'> {
+  const sdkLog = log.child({ component: 'sdk' });
+  const octokit = new Octokit({
+    baseUrl: config.githubApiUrl,
+    ...(config.githubToken === null ? {} : { auth: config.githubToken }),
+    log: { debug: () => {}, info: () => {}, warn: (m: string) => sdkLog.warn(m), error: (m: string) => sdkLog.error(m) },
+  });
+  const anthropic =
+    config.anthropicApiKey === null
+      ? null
+      : new Anthropic({
+          apiKey: config.anthropicApiKey,
+          // explicit, so the SDK never falls back to reading ANTHROPIC_BASE_URL from the environment itself
+          baseURL: config.anthropicBaseUrl ?? 'https://api.anthropic.com',
+          timeout: config.narrativeTimeoutMs,
+          maxRetries: 0,
+          logger: sdkLog,
+          logLevel: 'warn',
+          openTelemetry: false,
+        });
+  return {
+    codeHost: gitHubCodeHost(octokit, config.driftTimeoutMs),
+    driftCache: new DriftCache(),
+    languageModel: anthropic === null ? null : anthropicLanguageModel(anthropic, config.narrativeModel, config.narrativeTimeoutMs),
+  };
+}
+
+/** KLS store mode over the configured S3-compatible server (the one place a Minio.Client is built). */
+function createKlsStore(config: Config, tenants: TenantRegistry, log: Logger): KlsStore {
+  const endpoint = new URL(config.s3.endpoint as string);
+  const useSSL = endpoint.protocol === 'https:';
+  const client = new Minio.Client({
+    endPoint: endpoint.hostname.replace(/^\[|\]$/g, ''),
+    port: endpoint.port === '' ? (useSSL ? 443 : 80) : Number(endpoint.port),
+    useSSL,
+    accessKey: config.s3.accessKey ?? '',
+    secretKey: config.s3.secretKey ?? '',
+    region: config.s3.region,
+    pathStyle: true,
+  });
+  const objects = new MinioObjectStore(client, config.s3.bucket as string);
+  return new KlsStore(tenants, objects, { prefix: config.s3.prefix, concurrency: config.storeConcurrency }, log);
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Deps } from '../deps.js';
+import type { KlsStore } from '../store/kls-store.js';
 
 /** Local-mode health (design.md section 10). */
 export interface LocalHealth {
@@ -7,6 +8,18 @@ export interface LocalHealth {
   mode: 'local';
   version: string;
   db: { tenants: number; appDb: 'ok' };
+  sizeMb: number;
+}
+
+/** Store-mode health (design.md section 10). */
+export interface StoreHealth {
+  status: 'ok' | 'degraded';
+  mode: 'store';
+  version: string;
+  tenants: number;
+  downloading: number;
+  errors: number;
+  initialized: boolean;
   sizeMb: number;
 }
 
@@ -18,11 +31,14 @@ export interface FailedHealth {
   version: string;
 }
 
+type HealthOutcome = { healthy: true; body: LocalHealth | StoreHealth } | { healthy: false; body: FailedHealth };
+
 /**
- * Checks what the service needs to answer: the app database answers a query and KLS_DIR is readable.
- * `degraded` while some tenant file is unusable but others are served.
+ * Checks what the service needs to answer: the app database answers a query and KLS_DIR is readable; in store
+ * mode also that the store was reachable once or something is cached. `degraded` while some tenant file is
+ * unusable (local) or the store or a download reports an error (store) but tenants are served.
  */
-export async function checkHealth(deps: Deps): Promise<{ healthy: true; body: LocalHealth } | { healthy: false; body: FailedHealth }> {
+export async function checkHealth(deps: Deps): Promise<HealthOutcome> {
   const version = deps.buildLabel.label;
   const fail = (error: string) => ({ healthy: false as const, body: { status: 'error' as const, error, mode: deps.config.klsMode, version } });
   try {
@@ -36,6 +52,7 @@ export async function checkHealth(deps: Deps): Promise<{ healthy: true; body: Lo
     return fail('KLS_DIR is not readable');
   }
   const tenants = deps.tenants.list();
+  if (deps.store !== null) return storeHealth(deps, deps.store, version, fail);
   const ready = tenants.filter((t) => t.status === 'ready').length;
   return {
     healthy: true,
@@ -44,6 +61,26 @@ export async function checkHealth(deps: Deps): Promise<{ healthy: true; body: Lo
       mode: 'local',
       version,
       db: { tenants: ready, appDb: 'ok' },
+      sizeMb: deps.tenants.totalSizeMb(),
+    },
+  };
+}
+
+function storeHealth(deps: Deps, store: KlsStore, version: string, fail: (error: string) => HealthOutcome): HealthOutcome {
+  const tenants = deps.tenants.list();
+  const served = tenants.filter((t) => t.handle !== null && !t.handle.isClosed).length;
+  if (store.neverReached && served === 0) return fail(store.error ?? 'object store unreachable');
+  const errors = tenants.filter((t) => t.status === 'error').length;
+  return {
+    healthy: true,
+    body: {
+      status: store.error === null && errors === 0 ? 'ok' : 'degraded',
+      mode: 'store',
+      version,
+      tenants: tenants.length,
+      downloading: tenants.filter((t) => t.status === 'downloading').length,
+      errors,
+      initialized: store.initialized,
       sizeMb: deps.tenants.totalSizeMb(),
     },
   };

@@ -12,6 +12,7 @@ export const PROBLEMS = {
   conflict: { status: 409, title: 'Conflict' },
   'payload-too-large': { status: 413, title: 'Request body too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'range-not-satisfiable': { status: 416, title: 'Range not satisfiable' },
   'internal-error': { status: 500, title: 'Internal server error' },
   'not-implemented': { status: 501, title: 'Not implemented' },
   'bad-gateway': { status: 502, title: 'Upstream service failed' },

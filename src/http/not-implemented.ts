@@ -5,54 +5,13 @@ import { problemResult } from './results.js';
  * The one list of operations this build does not implement yet: each answers 501 problem+json, its contract
  * entry declares that 501, and the Dredd hooks skip exactly these. Later issues empty it.
  */
-export const NOT_IMPLEMENTED = [
-  // issue #4: search, content delivery, lineage
-  'getTenantLogo',
-  'getPipelineArtifact',
-  'getReport',
-  'explainEntity',
-  'explainFinding',
-  // issue #8: narratives and drift
-  'createNarrative',
-  'getDrift',
-  // issue #6: saved views, notebooks, notes
-  'listViews',
-  'createView',
-  'updateView',
-  'deleteView',
-  'getNotebook',
-  'addNotebookCell',
-  'updateNotebookCell',
-  'deleteNotebookCell',
-  'addDiscussionReply',
-  'listNotes',
-  'createNote',
-  'getNote',
-  'addToNote',
-  'updateNote',
-  'deleteNote',
-  // issue #7: signal builder
-  'listSignalDefinitions',
-  'loadSignalDefinition',
-  'saveSignalDefinition',
-  'validateSignalDefinition',
-  'compileSignalDefinition',
-  // issue #5: taxonomies and dimension export
-  'listTaxonomyMembers',
-  'getMemberMappings',
-  'listSharedMembers',
-  'getTaxonomyFanout',
-  'getTaxonomyCardinality',
-  'exportDimension',
-] as const satisfies readonly OperationWith501[];
+export const NOT_IMPLEMENTED = [] as const satisfies readonly OperationWith501[];
 
 /**
  * Modes of implemented operations that are not built yet (same list, finer grain): the operation answers 501
- * for these parameter values. issue #4: jumpbar search needs its per-tenant index.
+ * for these parameter values. Empty: every mode is built.
  */
-export const NOT_IMPLEMENTED_MODES = {
-  getJumpbar: { parameter: 'mode', values: ['search'] },
-} as const;
+export const NOT_IMPLEMENTED_MODES: Readonly<Record<string, { parameter: string; values: readonly string[] }>> = {};
 
 export type NotImplementedOperation = (typeof NOT_IMPLEMENTED)[number];
 

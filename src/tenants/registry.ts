@@ -66,6 +66,11 @@ export class TenantRegistry {
     return [...this.entries.values()].sort((a, b) => a.compositeId.localeCompare(b.compositeId));
   }
 
+  /** The entry of `<pack>.<slug>`, if known (no validation: for code that already holds a composite ID). */
+  get(compositeId: string): TenantEntry | undefined {
+    return this.entries.get(compositeId);
+  }
+
   /** Resolves a slug or composite ID: 400 malformed, 404 unknown, 409 ambiguous slug. */
   resolve(value: string, where: { in: 'path' | 'query' | 'body'; name: string } = { in: 'path', name: 'tenant' }): TenantEntry {
     const ref = parseTenantRef(value);

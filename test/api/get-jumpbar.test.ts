@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { call, expectProblem } from '../helpers/http.js';
+import { dataDirWith } from '../helpers/kls-builder.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 describe('GET /api/jumpbar', () => {
@@ -56,7 +57,18 @@ describe('GET /api/jumpbar', () => {
     expectProblem(await call(server.url, '/api/jumpbar?mode=summary&tenant=rehaklinik'), 409);
   });
 
-  it('answers 501 for mode=search, which this build does not implement yet', async () => {
-    expectProblem(await call(server.url, '/api/jumpbar?mode=search&tenant=kantonsspital&q=fallpauschale'), 501);
+  it('answers 503 problem in search and summary mode when the tenant file does not open', async () => {
+    const data = dataDirWith({ broken: ['ost.kaputt'] });
+    const broken = await startTestServer({ dataDir: data.dir });
+    try {
+      for (const mode of ['search', 'summary']) {
+        const res = await call(broken.url, `/api/jumpbar?mode=${mode}&tenant=ost.kaputt&q=cost`);
+        expectProblem(res, 503);
+        expect(res.headers.get('retry-after')).to.match(/^\d+$/);
+      }
+    } finally {
+      await broken.close();
+      data.remove();
+    }
   });
 });
