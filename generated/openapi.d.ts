@@ -572,8 +572,6 @@ export interface paths {
          *     `applicable`: a signal is applicable when its source table and the columns it
          *     uses exist in that tenant's Gold tables. A file that cannot be read or parsed is
          *     still listed, with `error` set and the fields it could not provide `null`.
-         *
-         *     Not implemented in this build: answers 501.
          */
         get: operations["listSignalDefinitions"];
         put?: never;
@@ -3519,8 +3517,8 @@ export interface components {
                  *       "type": "https://analytics-desk.example/problems/not-implemented",
                  *       "title": "Not implemented",
                  *       "status": 501,
-                 *       "detail": "getDrift is not implemented in this build.",
-                 *       "instance": "/api/drift"
+                 *       "detail": "getExample is not implemented in this build",
+                 *       "instance": "/api/example"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
