@@ -9,16 +9,12 @@ import { readGitIdentity, type GitIdentity } from './identity/git-identity.js';
 import type { Logger } from './logger.js';
 import { projectRoot } from './project-root.js';
 import { TenantRegistry, type TenantEntry } from './tenants/registry.js';
-import { Anthropic } from '@anthropic-ai/sdk';
-import { Octokit } from '@octokit/rest';
+// The SDKs (@octokit/rest, @anthropic-ai/sdk, minio) and the modules importing them are loaded with import()
+// on first use only (about 35 MB of an idle server's RSS otherwise); `import type` costs nothing at run time.
 import type { CodeHost } from './drift/code-host.js';
 import { DriftCache } from './drift/drift-cache.js';
-import { gitHubCodeHost } from './drift/github-code-host.js';
-import { anthropicLanguageModel } from './narrative/anthropic-language-model.js';
 import type { LanguageModel } from './narrative/language-model.js';
-import * as Minio from 'minio';
-import { KlsStore } from './store/kls-store.js';
-import { MinioObjectStore } from './store/object-store.js';
+import type { KlsStore } from './store/kls-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { SearchIndexes } from './search/search-indexes.js';
 
@@ -58,7 +54,7 @@ const LOCAL_SCAN_INTERVAL_MS = 5000;
 export async function createDeps(config: Config, log: Logger): Promise<OwnedDeps> {
   const root = projectRoot();
   const tenants = new TenantRegistry(config.klsDir, config.klsMode, log);
-  const store = config.klsMode === 'store' ? createKlsStore(config, tenants, log) : null;
+  const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log) : null;
   // Store mode: cached files are served at once; the first sync with the store runs in the background.
   if (store !== null) void store.start();
   else tenants.scanLocal();
@@ -98,36 +94,84 @@ export async function createDeps(config: Config, log: Logger): Promise<OwnedDeps
   };
 }
 
-/** Drift and narrative ports: the one place an Octokit and an Anthropic client are built (design.md section 9). */
+/** Memoises an asynchronous load; a failed load is tried again on the next call. */
+function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | null = null;
+  return () => {
+    loaded ??= load().catch((err: unknown) => {
+      loaded = null;
+      throw err;
+    });
+    return loaded;
+  };
+}
+
+/**
+ * Drift and narrative ports: the one place an Octokit and an Anthropic client are built (design.md section 9).
+ * Each SDK is imported and its client built on the first call, so a server that never calls them never loads them.
+ */
 function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'codeHost' | 'driftCache' | 'languageModel'> {
   const sdkLog = log.child({ component: 'sdk' });
-  const octokit = new Octokit({
-    baseUrl: config.githubApiUrl,
-    ...(config.githubToken === null ? {} : { auth: config.githubToken }),
-    log: { debug: () => {}, info: () => {}, warn: (m: string) => sdkLog.warn(m), error: (m: string) => sdkLog.error(m) },
+  const gitHub = loadOnce(async (): Promise<CodeHost> => {
+    const [{ Octokit }, { gitHubCodeHost }] = await Promise.all([import('@octokit/rest'), import('./drift/github-code-host.js')]);
+    const octokit = new Octokit({
+      baseUrl: config.githubApiUrl,
+      ...(config.githubToken === null ? {} : { auth: config.githubToken }),
+      log: { debug: () => {}, info: () => {}, warn: (m: string) => sdkLog.warn(m), error: (m: string) => sdkLog.error(m) },
+    });
+    return gitHubCodeHost(octokit, config.driftTimeoutMs);
   });
+  const anthropicApiKey = config.anthropicApiKey;
   const anthropic =
-    config.anthropicApiKey === null
+    anthropicApiKey === null
       ? null
-      : new Anthropic({
-          apiKey: config.anthropicApiKey,
-          // explicit, so the SDK never falls back to reading ANTHROPIC_BASE_URL from the environment itself
-          baseURL: config.anthropicBaseUrl ?? 'https://api.anthropic.com',
-          timeout: config.narrativeTimeoutMs,
-          maxRetries: 0,
-          logger: sdkLog,
-          logLevel: 'warn',
-          openTelemetry: false,
+      : loadOnce(async (): Promise<LanguageModel> => {
+          const [{ Anthropic }, { anthropicLanguageModel }] = await Promise.all([import('@anthropic-ai/sdk'), import('./narrative/anthropic-language-model.js')]);
+          const client = new Anthropic({
+            apiKey: anthropicApiKey,
+            // explicit, so the SDK never falls back to reading ANTHROPIC_BASE_URL from the environment itself
+            baseURL: config.anthropicBaseUrl ?? 'https://api.anthropic.com',
+            timeout: config.narrativeTimeoutMs,
+            maxRetries: 0,
+            logger: sdkLog,
+            logLevel: 'warn',
+            openTelemetry: false,
+          });
+          return anthropicLanguageModel(client, config.narrativeModel, config.narrativeTimeoutMs);
         });
   return {
-    codeHost: gitHubCodeHost(octokit, config.driftTimeoutMs),
+    codeHost: {
+      async compare(repo, base, head) {
+        let host: CodeHost;
+        try {
+          host = await gitHub();
+        } catch {
+          return { ok: false, failure: 'fetch_error', message: 'The code-hosting client could not be loaded.' };
+        }
+        return host.compare(repo, base, head);
+      },
+    },
     driftCache: new DriftCache(),
-    languageModel: anthropic === null ? null : anthropicLanguageModel(anthropic, config.narrativeModel, config.narrativeTimeoutMs),
+    languageModel:
+      anthropic === null
+        ? null
+        : {
+            async write(prompt) {
+              let model: LanguageModel;
+              try {
+                model = await anthropic();
+              } catch {
+                return { ok: false, message: 'The language-model client could not be loaded.' };
+              }
+              return model.write(prompt);
+            },
+          },
   };
 }
 
 /** KLS store mode over the configured S3-compatible server (the one place a Minio.Client is built). */
-function createKlsStore(config: Config, tenants: TenantRegistry, log: Logger): KlsStore {
+async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logger): Promise<KlsStore> {
+  const [Minio, { KlsStore }, { MinioObjectStore }] = await Promise.all([import('minio'), import('./store/kls-store.js'), import('./store/object-store.js')]);
   const endpoint = new URL(config.s3.endpoint as string);
   const useSSL = endpoint.protocol === 'https:';
   const client = new Minio.Client({
