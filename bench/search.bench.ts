@@ -1,6 +1,8 @@
 // Jumpbar search on a tenant with 200,000 search items: p50/p95 under 50 concurrent connections (autocannon),
 // against a naive LIKE scan of the same file served over HTTP by bench/search-scan-server.ts in the same run;
-// then logo and report throughput, plain and with If-None-Match (304).
+// then logo and report throughput, plain and with If-None-Match (304). Search runs twice: warm (the 22 queries
+// repeat, so after the warm-up every answer comes from the result cache) and cold (every request a query the
+// server has not seen: substrings of the tenant's own names, so every answer runs the index).
 // Targets: search p95 <= 20 ms and >= 10x faster than the scan. At saturation, 50 connections make latency
 // about 50 / throughput (queueing), so a paced run at a fixed arrival rate is printed as well.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -8,6 +10,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { generateDemo } from '../src/demo/generate.js';
 import { fmt, percentile } from './stats.js';
 
@@ -30,11 +33,29 @@ interface Autocannon {
 }
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-/** Runs autocannon and returns per-request latencies plus throughput. */
-async function load(url: string, paths: string[], headers: Record<string, string> = {}, seconds = SECONDS, overallRate?: number) {
+/** Distinct queries of 3-10 characters cut from the tenant's names (deterministic), for the cold run. */
+function coldQueries(kls: string, wanted: number): string[] {
+  const db = new Database(kls, { readonly: true });
+  const names = db.prepare('SELECT coalesce(name_de, name_en, name_fr) FROM search_items ORDER BY item_id').pluck().all() as (string | null)[];
+  db.close();
+  const queries = new Set<string>();
+  let seed = 7;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let i = 0; queries.size < wanted && i < names.length * 4; i++) {
+    const name = names[Math.floor(next() * names.length)] ?? '';
+    const length = 3 + Math.floor(next() * 8);
+    const start = Math.floor(next() * Math.max(1, name.length - length));
+    const query = name.slice(start, start + length).trim().toLowerCase();
+    if (query.length >= 3) queries.add(query);
+  }
+  return [...queries];
+}
+
+/** Runs autocannon and returns per-request latencies plus throughput; `paths` as a function gives each request its own path. */
+async function load(url: string, paths: string[] | (() => string), headers: Record<string, string> = {}, seconds = SECONDS, overallRate?: number) {
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
-  const requests = paths.map((p) => ({ method: 'GET', path: p }));
+  const requests = typeof paths === 'function' ? [{ method: 'GET', setupRequest: (request: object) => ({ ...request, path: paths() }) }] : paths.map((p) => ({ method: 'GET', path: p }));
   const run = autocannon({ url, connections: CONNECTIONS, duration: seconds, headers, requests, ...(overallRate === undefined ? {} : { overallRate }) });
   run.on('response', (_client, status, _bytes, ms) => {
     latencies.push(ms);
@@ -106,17 +127,24 @@ export async function run(): Promise<void> {
     const scanUrl = `http://127.0.0.1:${await firstLine(scanServer)}`;
 
     const searchPaths = QUERIES.map((q) => `/api/jumpbar?mode=search&tenant=kantonsspital&q=${encodeURIComponent(q)}`);
-    await load(url, searchPaths, {}, 2); // warm-up
+    const cold = coldQueries(kls, 20_000);
+    let sent = 0;
+    const coldPath = (): string => `/api/jumpbar?mode=search&tenant=kantonsspital&q=${encodeURIComponent(cold[sent++ % cold.length] as string)}`;
+    await load(url, searchPaths, {}, 2); // warm-up (JIT, page cache); also fills the result cache with the 22 queries
+    const unseen = await load(url, coldPath);
+    console.log(`search COLD (each request a query not seen before, ${cold.length} distinct, ${sent} sent${sent > cold.length ? ', some repeated!' : ''}): ${describe(unseen)}`);
     const indexed = await load(url, searchPaths);
-    console.log(`search (sidecar index, full server): ${describe(indexed)}`);
+    console.log(`search WARM (22 queries repeated: result cache, full server): ${describe(indexed)}`);
     const scanned = await load(scanUrl, QUERIES.map((q) => `/scan?q=${encodeURIComponent(q)}`));
     console.log(`naive LIKE scan (bare HTTP server):  ${describe(scanned)}`);
     const paced = await load(url, searchPaths, {}, SECONDS, PACED_RATE);
-    console.log(`search at a fixed ${PACED_RATE} req/s over the same 50 connections (latency without queueing): ${describe(paced)}`);
-    console.log(
-      `search vs scan: p50 ${fmt(scanned.p50 / indexed.p50)}x, p95 ${fmt(scanned.p95 / indexed.p95)}x faster, ` +
-        `${fmt(indexed.rps / scanned.rps)}x the throughput (target >= 10x); p95 ${fmt(indexed.p95)} ms (target <= 20 ms)`,
-    );
+    console.log(`search WARM at a fixed ${PACED_RATE} req/s over the same 50 connections: ${describe(paced)}`);
+    for (const [label, r] of [['WARM', indexed], ['COLD', unseen]] as const) {
+      console.log(
+        `search ${label} vs scan: p50 ${fmt(scanned.p50 / r.p50)}x, p95 ${fmt(scanned.p95 / r.p95)}x faster, ` +
+          `${fmt(r.rps / scanned.rps)}x the throughput (target >= 10x); p95 ${fmt(r.p95)} ms (target <= 20 ms)`,
+      );
+    }
 
     for (const [label, target] of [['logo', '/api/logo/kantonsspital'], ['report', '/api/reports/kantonsspital/monthly_controlling_2026_10']] as const) {
       const etag = (await fetch(url + target)).headers.get('etag') as string;

@@ -146,8 +146,15 @@ export interface paths {
          *       Per kind, items are ranked: a name equal to `q` first, then names starting
          *       with `q`, then names containing `q` elsewhere; within a rank, by the folded
          *       name (English, else German, else French), then by `id`. Each array holds
-         *       at most **20** items (the per-kind limit). `locale` does not change search
-         *       results. A `q` of only white space is 400.
+         *       at most **10** items (the per-kind limit: a jumpbar group shows a handful of
+         *       hits and the user refines by typing; 10 instead of 20 halves the response,
+         *       about 20 KB instead of 45 KB for a common word). `locale` does not change
+         *       search results. A `q` of only white space is 400.
+         *
+         *       Results are cached in memory per tenant, tenant file generation and folded
+         *       `q` (least recently used, 256 entries per server): typeahead repeats the
+         *       same queries, and a repeated one is answered without touching the index.
+         *       A new tenant file generation never sees results of an older one.
          *
          *       Queries of **one or two characters** (after folding) are prefix searches: they
          *       find names that equal or start with `q` (a trigram index cannot serve
@@ -1831,7 +1838,7 @@ export interface components {
         };
         /** @description `SearchResults` (mode `search`), `TenantList` (mode `tenants`) or `SeveritySummaryResponse` (mode `summary`). */
         JumpbarResult: components["schemas"]["SearchResults"] | components["schemas"]["TenantList"] | components["schemas"]["SeveritySummaryResponse"];
-        /** @description Search hits per kind, at most 20 per kind, best first. */
+        /** @description Search hits per kind, at most 10 per kind, best first. */
         SearchResults: {
             /** @description Signals (kind `probe`). */
             probes: components["schemas"]["SearchItem"][];

@@ -7,6 +7,7 @@ import type { Deps } from '../deps.js';
 import { readJsonBody } from './body.js';
 import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
 import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
+import { encodeJson, reusedEncoding } from './shared-body.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 const JSON_TYPES = new Set(['application/json', 'application/problem+json']);
@@ -111,7 +112,10 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, resul
     // typed problem results get the same request fields as thrown ones
     result.body = { ...(result.body as object), instance: ctx.path, requestId: String(ctx.state.requestId) };
   }
-  if (validate && contentType !== undefined && JSON_TYPES.has(contentType)) {
+  const isJson = contentType !== undefined && JSON_TYPES.has(contentType);
+  // a shared body (sharedBody) already validated and serialised for this operation/status/type is sent as is
+  const reused = isJson ? reusedEncoding(result.body, operation.operationId ?? '', result.status, contentType) : undefined;
+  if (validate && isJson && reused === undefined) {
     const outcome = api.validateResponse(result.body, operation, result.status);
     if (outcome.errors) {
       throw contractBreach(ctx, operation, result.status, outcome.errors.map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`));
@@ -130,8 +134,8 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, resul
     ctx.body = null;
     return;
   }
-  if (contentType !== undefined && JSON_TYPES.has(contentType)) {
-    ctx.body = JSON.stringify(result.body);
+  if (isJson) {
+    ctx.body = reused ?? encodeJson(result.body, operation.operationId ?? '', result.status, contentType);
   } else {
     ctx.body = result.body as RawBody | Readable;
   }

@@ -3,7 +3,9 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Logger } from '../logger.js';
 import { INDEX_FORMAT, buildSearchIndex } from './index-builder.js';
-import { SearchIndex, type SearchResults } from './search-index.js';
+import { foldText } from './fold.js';
+import { SearchResultCache } from './result-cache.js';
+import { SearchIndex, emptyResults, type SearchResults } from './search-index.js';
 
 /** The KLS generation a search runs on: which tenant, where its files live, and a leased connection. */
 export interface IndexSource {
@@ -37,14 +39,30 @@ export class SearchIndexes {
   private readonly slots = new Map<string, Slot>();
   private closed = false;
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    /** Results per (tenant, generation, folded query); shared between requests, never mutated. */
+    readonly cache: SearchResultCache = new SearchResultCache(),
+  ) {}
 
-  /** Searches the tenant generation of `source`, building its sidecar first when needed. */
+  /**
+   * Searches the tenant generation of `source`, building its sidecar first when needed; a repeated query of
+   * the same generation is answered from the result cache.
+   */
   async search(source: IndexSource, query: string): Promise<SearchResults> {
+    const folded = foldText(query);
+    if (folded === '') return emptyResults();
     for (;;) {
       const index = await this.indexFor(source);
       // A newer generation may have replaced (and closed) this index while we waited.
-      if (!index.isClosed) return index.search(query);
+      if (!index.isClosed) {
+        const key = SearchResultCache.keyOf(source.compositeId, index.generation, folded);
+        const cached = this.cache.get(key);
+        if (cached !== undefined) return cached;
+        const results = index.search(folded);
+        this.cache.set(key, results);
+        return results;
+      }
       if (this.closed) throw new Error('search indexes are closed');
     }
   }
@@ -76,6 +94,7 @@ export class SearchIndexes {
   /** Closes every open index (shutdown). */
   close(): void {
     this.closed = true;
+    this.cache.clear();
     for (const slot of this.slots.values()) void slot.ready.then((index) => index.close(), () => undefined);
     this.slots.clear();
   }

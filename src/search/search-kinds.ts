@@ -21,7 +21,7 @@ export const RESULT_KEY = {
 export type ResultKey = (typeof RESULT_KEY)[SearchKind];
 
 /** At most this many items per kind are returned (the contract's `maxItems`). */
-export const PER_KIND_LIMIT = 20;
+export const PER_KIND_LIMIT = 10;
 
 /** Whether a `search_items.kind` value is one of the nine kinds. */
 export const isSearchKind = (value: unknown): value is SearchKind => typeof value === 'string' && (SEARCH_KINDS as readonly string[]).includes(value);

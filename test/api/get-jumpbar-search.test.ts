@@ -76,9 +76,19 @@ describe('GET /api/jumpbar?mode=search', () => {
     expect(ids((await search('lab.searchlab', 'st')).body, 'glossary')).to.deep.equal(['g_strasse']);
   });
 
-  it('returns at most 20 items per kind, in name order', async () => {
+  it('returns at most 10 items per kind, in name order', async () => {
     const res = await search('lab.searchlab', 'widget');
-    expect(ids(res.body, 'entities')).to.deep.equal(Array.from({ length: 20 }, (_, i) => `widget_${String(i + 1).padStart(2, '0')}`));
+    expect(ids(res.body, 'entities')).to.deep.equal(Array.from({ length: 10 }, (_, i) => `widget_${String(i + 1).padStart(2, '0')}`));
+  });
+
+  it('answers a repeated query (any case or accents) from the result cache with the same body', async () => {
+    const before = server.deps.searchIndexes.cache.hits;
+    const first = await search('lab.searchlab', 'Coût');
+    const again = await search('lab.searchlab', '  COUT ');
+    expect(first.status).to.equal(200);
+    expect(again.body).to.deep.equal(first.body);
+    expect(ids(again.body, 'glossary')).to.deep.equal(['g_cout']);
+    expect(server.deps.searchIndexes.cache.hits).to.be.greaterThan(before);
   });
 
   it('fills NULL language variants from English, drops meta that is not a JSON object, ignores unknown kinds', async () => {
@@ -117,7 +127,7 @@ describe('GET /api/jumpbar?mode=search', () => {
     }
   });
 
-  it('rebuilds the index after the tenant file is swapped and deletes the old generation', async () => {
+  it('rebuilds the index after the tenant file is swapped (no cached results of the old generation) and deletes the old one', async () => {
     const file = data.klsFile('lab.searchlab');
     expect(ids((await search('lab.searchlab', 'kosten')).body, 'glossary')).to.include('g_kosten');
     buildKls(file, 'searchlab', { search_items: { columns: KLS_COLUMNS.search_items, rows: [searchRow('person', 'p_new', 'Neue Kostenträgerin')] } });

@@ -1,0 +1,51 @@
+import type { SearchResults } from './search-index.js';
+
+/** Entries kept by default: typeahead repeats a small set of prefixes, and a full result is ~10-50 KB. */
+export const RESULT_CACHE_ENTRIES = 256;
+
+/**
+ * Least-recently-used cache of search results per (tenant composite ID, index generation, folded query).
+ * A new generation has a new key, so a replaced tenant file never serves old results; old keys age out.
+ * Cached results are shared between requests and must not be mutated.
+ */
+export class SearchResultCache {
+  private readonly entries = new Map<string, SearchResults>();
+  hits = 0;
+  misses = 0;
+
+  constructor(readonly capacity: number = RESULT_CACHE_ENTRIES) {}
+
+  /** Key of one search; the NUL separator cannot occur in a composite ID. */
+  static keyOf(compositeId: string, generation: number, folded: string): string {
+    return `${compositeId}\u0000${generation}\u0000${folded}`;
+  }
+
+  /** The cached results of `key`, marked most recently used; undefined on a miss. */
+  get(key: string): SearchResults | undefined {
+    const found = this.entries.get(key);
+    if (found === undefined) {
+      this.misses += 1;
+      return undefined;
+    }
+    this.hits += 1;
+    this.entries.delete(key);
+    this.entries.set(key, found);
+    return found;
+  }
+
+  /** Stores `results`, evicting the least recently used entry beyond capacity (capacity 0 disables the cache). */
+  set(key: string, results: SearchResults): void {
+    if (this.capacity <= 0) return;
+    this.entries.delete(key);
+    this.entries.set(key, results);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
