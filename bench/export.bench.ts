@@ -5,27 +5,17 @@ import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
 import { fmt, median, percentile } from './stats.js';
+import { freePort } from '../test/helpers/ports.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const ROWS = 1_000_000;
 const RUNS = 3;
 const SMALL_REQUEST_GAP_MS = 10;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** kB value of a /proc/<pid>/status field (VmRSS, VmHWM). */
 function procStatusKb(pid: number, field: string): number {

@@ -4,12 +4,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { startObjectStore, type TestObjectStore } from '../test/helpers/s3rver.js';
 import { fmt, median } from './stats.js';
+import { freePort } from '../test/helpers/ports.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const TENANTS = 20;
@@ -28,14 +28,6 @@ function buildTenantFile(file: string, displayName: string): void {
   db.close();
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 interface BenchServer {
   url: string;

@@ -2,26 +2,16 @@
 // with contract-tests/hooks.cjs, stops the server, and prints one closing line `contract: N passed, N failed`.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
 import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_MODES } from '../src/http/not-implemented.js';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import { demoRepoBehaviours, startFakeGitHub } from '../test/helpers/fake-github.js';
+import { freePort } from '../test/helpers/ports.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForHealth(url: string, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
