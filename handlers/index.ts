@@ -1,4 +1,4 @@
-import type { HandlerMap } from '../src/http/contract.js';
+import type { HandlerMap, OperationId } from '../src/http/contract.js';
 import { notImplementedHandlers, type NotImplementedOperation } from '../src/http/not-implemented.js';
 import { getApiDocs } from './get-api-docs.js';
 import { getApiDocsAsset } from './get-api-docs-asset.js';
@@ -111,3 +111,8 @@ void noOverlap;
 
 /** The one handler map: tsc fails when an operation of openapi.yaml has no handler or a handler has no operation. */
 export const handlers = { ...implemented, ...notImplementedHandlers } satisfies HandlerMap;
+
+/** `satisfies` does not see extra keys that arrive through a spread: a handler without an operation fails here. */
+type Extra = Exclude<keyof typeof handlers, OperationId>;
+const noExtra: [Extra] extends [never] ? true : Extra = true;
+void noExtra;
