@@ -1,3 +1,5 @@
+import type { components } from '../../generated/openapi.js';
+
 /** Every problem this server can send, in one place (design.md section 8). */
 export const PROBLEM_TYPE_BASE = 'https://analytics-desk.example/problems/';
 
@@ -22,23 +24,11 @@ export const PROBLEMS = {
 
 export type ProblemCode = keyof typeof PROBLEMS;
 
-/** One failed check of a request (`errors[]` of a validation problem). */
-export interface ValidationIssue {
-  in: 'path' | 'query' | 'header' | 'body';
-  name: string;
-  message: string;
-}
+/** One failed check of a request (`errors[]` of a validation problem), as the contract defines it. */
+export type ValidationIssue = components['schemas']['ValidationIssue'];
 
-/** RFC 9457 problem details as sent to clients. */
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance?: string;
-  requestId?: string;
-  errors?: ValidationIssue[];
-}
+/** RFC 9457 problem details as sent to clients: the contract's `Problem` schema. */
+export type ProblemBody = components['schemas']['Problem'];
 
 /** A cross-cutting failure that the error middleware turns into a problem response. */
 export class HttpProblem extends Error {
