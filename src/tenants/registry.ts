@@ -129,8 +129,18 @@ export class TenantRegistry {
 
   /** Local mode: discovers tenants, swaps replaced files, drops tenants whose file vanished. */
   scanLocal(): void {
+    let packs: string[];
+    try {
+      fs.accessSync(this.klsDir, fs.constants.R_OK | fs.constants.X_OK);
+      packs = readDirNames(this.klsDir);
+    } catch (err) {
+      // An unreadable KLS_DIR is a fault to report (health says so), not proof that every tenant is gone:
+      // the files in service stay in service until the folder can be read again.
+      this.log.warn({ klsDir: this.klsDir, err: (err as Error).message }, 'KLS_DIR not readable; tenants kept');
+      return;
+    }
     const seen = new Set<string>();
-    for (const pack of readDirNames(this.klsDir)) {
+    for (const pack of packs) {
       if (!SLUG_PATTERN.test(pack)) continue;
       for (const slug of readDirNames(path.join(this.klsDir, pack))) {
         if (!SLUG_PATTERN.test(slug)) continue;

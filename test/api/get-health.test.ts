@@ -37,6 +37,22 @@ describe('GET /health', () => {
     }
   });
 
+  it('keeps serving its tenants when a scan finds KLS_DIR unreadable for a moment', async () => {
+    const before = await call(server.url, '/api/db-status/kantonsspital');
+    const moved = `${server.deps.config.klsDir}.away`;
+    fs.renameSync(server.deps.config.klsDir, moved);
+    try {
+      server.deps.tenants.scanLocal();
+      expect(server.deps.tenants.list()).to.have.length(4);
+    } finally {
+      fs.renameSync(moved, server.deps.config.klsDir);
+    }
+    server.deps.tenants.scanLocal();
+    const after = await call(server.url, '/api/db-status/kantonsspital');
+    expect(after.status).to.equal(200);
+    expect(after.body.generation).to.equal(before.body.generation);
+  });
+
   it('answers 503 when the app database is closed', async () => {
     const local = await startTestServer();
     try {
