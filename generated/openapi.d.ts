@@ -164,9 +164,9 @@ export interface paths {
          *       The search runs on an index built once per tenant file generation (SQLite
          *       FTS5 trigram index plus a B-tree of folded names, in a sidecar file
          *       `search-index.g<generation>.sqlite` beside the tenant file, never inside
-         *       it), on the first search after the file is (re)loaded; requests never scan
-         *       `search_items`. While that first build runs, searches of that tenant wait
-         *       for it (a few seconds for 200,000 items). Requires `tenant` and `q`.
+         *       it), in the background as soon as the file is (re)loaded; requests never scan
+         *       `search_items`. A search that arrives while that build runs waits for it (a
+         *       few seconds for 200,000 items). Requires `tenant` and `q`.
          *     - `tenants`: lists every tenant the server knows (`TenantList`), ordered by
          *       composite ID; `tenant` and `q` are ignored.
          *     - `summary`: counts the tenant's findings by severity and sums `money_at_risk`

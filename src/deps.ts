@@ -17,6 +17,7 @@ import type { LanguageModel } from './narrative/language-model.js';
 import type { KlsStore } from './store/kls-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { SearchIndexes } from './search/search-indexes.js';
+import { prebuildSearchIndex } from './search/tenant-search.js';
 
 /** The narrow ports handlers and domain code use; built once by createDeps, replaced wholesale in tests. */
 export interface Deps {
@@ -54,6 +55,9 @@ const LOCAL_SCAN_INTERVAL_MS = 5000;
 export async function createDeps(config: Config, log: Logger): Promise<OwnedDeps> {
   const root = projectRoot();
   const tenants = new TenantRegistry(config.klsDir, config.klsMode, log);
+  const searchIndexes = new SearchIndexes(log.child({ component: 'search' }));
+  // Every file put in service gets its search index built in the background, before its first search.
+  tenants.onInstalled((entry) => prebuildSearchIndex(tenants, searchIndexes, entry.compositeId));
   const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log) : null;
   // Store mode: cached files are served at once; the first sync with the store runs in the background.
   if (store !== null) void store.start();
@@ -62,7 +66,6 @@ export async function createDeps(config: Config, log: Logger): Promise<OwnedDeps
   scanTimer?.unref();
 
   const appDb = await openAppDatabase(config.appDbPath);
-  const searchIndexes = new SearchIndexes(log.child({ component: 'search' }));
   const home = os.homedir();
   const signalTools = new SignalTools(
     config.signalCheckerCmd === null ? bundledCommand('checker') : { argv: config.signalCheckerCmd, bundled: false },

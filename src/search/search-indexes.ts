@@ -38,6 +38,8 @@ export const sidecarPath = (dir: string, generation: number): string => path.joi
 export class SearchIndexes {
   private readonly slots = new Map<string, Slot>();
   private closed = false;
+  /** Builds started ahead of searches run one after another, on this chain. */
+  private prepared: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly log: Logger,
@@ -89,6 +91,27 @@ export class SearchIndexes {
       },
     );
     return ready;
+  }
+
+  /**
+   * Opens or builds an index ahead of the first search (after a tenant file is put in service). Such builds run
+   * one at a time; `take` is called when this one's turn comes and answers the source and its lease, or null
+   * when there is nothing to do any more. A search does not wait for this queue: when it comes first it starts
+   * the build itself and the queued turn finds it done. Failures are logged by indexFor.
+   */
+  prepare(take: () => (IndexSource & { release: () => void }) | null): void {
+    this.prepared = this.prepared.then(async () => {
+      if (this.closed) return;
+      const source = take();
+      if (source === null) return;
+      try {
+        await this.indexFor(source);
+      } catch {
+        // logged by indexFor; the next search tries again
+      } finally {
+        source.release();
+      }
+    });
   }
 
   /** Closes every open index (shutdown). */

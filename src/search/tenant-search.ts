@@ -1,12 +1,32 @@
 import { HttpProblem } from '../http/errors.js';
-import type { TenantEntry, TenantRegistry } from '../tenants/registry.js';
-import type { SearchIndexes } from './search-indexes.js';
+import type { KlsLease, TenantEntry, TenantRegistry } from '../tenants/registry.js';
+import type { IndexSource, SearchIndexes } from './search-indexes.js';
 import type { SearchResults } from './search-index.js';
 
 /** Identity of the file a tenant generation was opened from, when the registry still describes that generation. */
 function fingerprintOf(entry: TenantEntry, generation: number): string | null {
   const stamp = entry.stamp;
   return entry.generation === generation && stamp !== null ? `${stamp.size}:${stamp.mtimeMs}:${stamp.ino}` : null;
+}
+
+/** The generation a lease holds, as the search indexes see it. */
+function sourceOf(entry: TenantEntry, lease: KlsLease): IndexSource {
+  return { compositeId: entry.compositeId, dir: entry.dir, generation: lease.generation, fingerprint: fingerprintOf(entry, lease.generation), db: lease.db };
+}
+
+/** Queues the index build of a tenant's current generation, so that its first search does not wait for it. */
+export function prebuildSearchIndex(tenants: TenantRegistry, indexes: SearchIndexes, compositeId: string): void {
+  indexes.prepare(() => {
+    const entry = tenants.get(compositeId);
+    if (entry === undefined) return null;
+    let lease: KlsLease;
+    try {
+      lease = tenants.lease(entry);
+    } catch {
+      return null; // not usable now; a search will build it
+    }
+    return { ...sourceOf(entry, lease), release: lease.release };
+  });
 }
 
 /**
@@ -17,8 +37,7 @@ export async function searchTenant(tenants: TenantRegistry, indexes: SearchIndex
   const entry = tenants.resolve(tenant, { in: 'query', name: 'tenant' });
   const lease = tenants.lease(entry);
   try {
-    const source = { compositeId: entry.compositeId, dir: entry.dir, generation: lease.generation, fingerprint: fingerprintOf(entry, lease.generation), db: lease.db };
-    return await indexes.search(source, query);
+    return await indexes.search(sourceOf(entry, lease), query);
   } catch (err) {
     if (err instanceof HttpProblem) throw err;
     throw new HttpProblem('service-unavailable', `the search index of tenant "${entry.compositeId}" could not be built; retry later`, {

@@ -54,6 +54,7 @@ const RETRY_AFTER_SECONDS = 5;
 /** Tenants found under KLS_DIR as `<pack>/<slug>/kls.sqlite`: resolution, leases and swaps. */
 export class TenantRegistry {
   private readonly entries = new Map<string, TenantEntry>();
+  private readonly installedListeners: ((entry: TenantEntry) => void)[] = [];
 
   constructor(
     readonly klsDir: string,
@@ -213,7 +214,19 @@ export class TenantRegistry {
     entry.error = null;
     previous?.retire();
     this.log.info({ tenant: entry.compositeId, generation: entry.generation }, 'tenant file in service');
+    for (const listener of this.installedListeners) {
+      try {
+        listener(entry);
+      } catch (err) {
+        this.log.error({ tenant: entry.compositeId, err: (err as Error).message }, 'a listener of tenant swaps failed');
+      }
+    }
     return true;
+  }
+
+  /** Calls `listener` after each file is put in service (first file and every swap). */
+  onInstalled(listener: (entry: TenantEntry) => void): void {
+    this.installedListeners.push(listener);
   }
 
   /** Forgets a tenant; its connection closes once drained. */

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { call, expectProblem } from '../helpers/http.js';
 import { KLS_COLUMNS, buildKls, dataDirWith, searchRow } from '../helpers/kls-builder.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { waitUntil } from '../helpers/store-mode.js';
 
 const ARRAYS = ['probes', 'hypotheses', 'taxonomies', 'entities', 'smebits', 'bitbundles', 'people', 'dimensions', 'glossary'];
 
@@ -138,6 +139,24 @@ describe('GET /api/jumpbar?mode=search', () => {
     expect(ids(res.body, 'people')).to.deep.equal(['p_new']);
     const sidecars = fs.readdirSync(path.dirname(file)).filter((name) => name.startsWith('search-index.'));
     expect(sidecars).to.deep.equal(['search-index.g2.sqlite']);
+  });
+
+  it('builds the index of each file put in service before its first search, and again after a swap', async () => {
+    const own = dataDirWith({ tenants: { 'lab.ahead': { search_items: { columns: KLS_COLUMNS.search_items, rows: LAB_ITEMS } } } });
+    const file = own.klsFile('lab.ahead');
+    const sidecars = () => fs.readdirSync(path.dirname(file)).filter((name) => name.startsWith('search-index.'));
+    const started = await startTestServer({ dataDir: own.dir });
+    try {
+      await waitUntil(() => sidecars().includes('search-index.g1.sqlite'), 15_000, 'the index of generation 1 without a search');
+      buildKls(file, 'ahead', { search_items: { columns: KLS_COLUMNS.search_items, rows: [searchRow('person', 'p_ahead', 'Vorab Gebaut')] } });
+      expect((await call(started.url, '/api/db-status/lab.ahead')).body.generation).to.equal(2);
+      await waitUntil(() => sidecars().join() === 'search-index.g2.sqlite', 15_000, 'the index of generation 2 without a search');
+      const res = await call(started.url, '/api/jumpbar?tenant=lab.ahead&q=vorab');
+      expect(res.body.people.map((item: { id: string }) => item.id)).to.deep.equal(['p_ahead']);
+    } finally {
+      await started.close();
+      own.remove();
+    }
   });
 
   it('reuses a sidecar built from the same file after a restart and rebuilds one that is not', async () => {
