@@ -108,19 +108,37 @@ export async function run(): Promise<void> {
 
     const port = 18600 + Math.floor(Math.random() * 300);
     const url = `http://127.0.0.1:${port}`;
-    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    if (!fs.existsSync(path.join(root, 'dist/src/main.js'))) throw new Error('run `npm run build` first');
+    const server = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], {
       cwd: root,
       env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
       stdio: 'ignore',
     });
     children.push(server);
     await untilHealthy(url);
-    const built = performance.now();
+    // The index of each tenant file is built in the background once the file is in service (one at a time);
+    // the load runs only after all three are on disk, so no build competes with it.
+    const healthy = performance.now();
+    const sidecarOf = (file: string): string | undefined => fs.readdirSync(path.dirname(file)).find((name) => /^search-index\.g\d+\.sqlite$/.test(name));
+    let builtMs = Number.NaN;
+    while (demo.tenants.some((t) => sidecarOf(t.file) === undefined)) {
+      if (performance.now() - healthy > 180_000) throw new Error('search indexes not built within 180 s');
+      if (Number.isNaN(builtMs) && sidecarOf(kls) !== undefined) builtMs = performance.now() - healthy;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const allBuiltMs = performance.now() - healthy;
+    if (Number.isNaN(builtMs)) builtMs = allBuiltMs;
+    const sidecar = sidecarOf(kls) as string;
+    const firstStarted = performance.now();
     const first = await fetch(`${url}/api/jumpbar?tenant=kantonsspital&q=cost`);
     if (first.status !== 200) throw new Error(`first search answered ${first.status}`);
-    const sidecar = fs.readdirSync(path.dirname(kls)).find((name) => name.startsWith('search-index.g')) as string;
+    await first.arrayBuffer();
     const sidecarMb = fs.statSync(path.join(path.dirname(kls), sidecar)).size / 1048576;
-    console.log(`index build on first search: ${fmt(performance.now() - built, 0)} ms; sidecar ${sidecar} ${fmt(sidecarMb)} MB`);
+    console.log(
+      `indexes built in the background: kantonsspital on disk ${fmt(builtMs, 0)} ms after /health answered (${sidecar}, ${fmt(sidecarMb)} MB), ` +
+        `all 3 tenants after ${fmt(allBuiltMs, 0)} ms; ` +
+        `first search then ${fmt(performance.now() - firstStarted, 1)} ms`,
+    );
 
     const scanServer = spawn(process.execPath, ['--import', 'tsx', 'bench/search-scan-server.ts', kls], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(scanServer);
