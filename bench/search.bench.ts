@@ -13,6 +13,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { generateDemo } from '../src/demo/generate.js';
 import { fmt, percentile } from './stats.js';
+import { serverArgs } from './server-command.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const SEARCH_ITEMS = 200_000;
@@ -108,8 +109,7 @@ export async function run(): Promise<void> {
 
     const port = 18600 + Math.floor(Math.random() * 300);
     const url = `http://127.0.0.1:${port}`;
-    if (!fs.existsSync(path.join(root, 'dist/src/main.js'))) throw new Error('run `npm run build` first');
-    const server = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], {
+    const server = spawn(process.execPath, serverArgs(), {
       cwd: root,
       env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
       stdio: 'ignore',

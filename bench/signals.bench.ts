@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
 import { fmt, percentile } from './stats.js';
+import { serverArgs } from './server-command.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const TARGET_P95_MS = 150;
@@ -15,7 +16,7 @@ const COLD_RUNS = 30;
 const CONCURRENCY = 4;
 
 async function startBuilt(dataDir: string, port: number, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], {
+  const child = spawn(process.execPath, serverArgs(), {
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error', ...env },
     stdio: 'ignore',
   });

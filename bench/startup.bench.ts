@@ -5,13 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
 import { fmt, median } from './stats.js';
+import { serverArgs } from './server-command.js';
 
-const root = path.resolve(import.meta.dirname, '..');
 const RUNS = 7;
 
 async function timeToHealthy(dataDir: string, port: number): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], {
+  const child = spawn(process.execPath, serverArgs(), {
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
     stdio: 'ignore',
   });
@@ -33,7 +33,6 @@ async function timeToHealthy(dataDir: string, port: number): Promise<number> {
 }
 
 export async function run(): Promise<void> {
-  if (!fs.existsSync(path.join(root, 'dist/src/main.js'))) throw new Error('run `npm run build` first');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-start-'));
   try {
     generateDemo({ out: dataDir });
