@@ -33,15 +33,17 @@ export function buildKls(file: string, slug: string, tables: Record<string, Tabl
     db.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)');
     const meta = db.prepare('INSERT INTO meta VALUES (?, ?)');
     for (const [key, value] of Object.entries({ tenant_id: slug, display_name: `Hand-built ${slug}`, kls_version: '1' })) meta.run(key, value);
-    for (const [name, spec] of Object.entries(tables)) {
-      db.exec(`CREATE TABLE "${name}" (${spec.columns})`);
-      for (const row of spec.rows ?? []) {
-        const columns = Object.keys(row);
-        db.prepare(`INSERT INTO "${name}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(
-          ...columns.map((c) => row[c]),
-        );
+    db.transaction(() => {
+      for (const [name, spec] of Object.entries(tables)) {
+        db.exec(`CREATE TABLE "${name}" (${spec.columns})`);
+        for (const row of spec.rows ?? []) {
+          const columns = Object.keys(row);
+          db.prepare(`INSERT INTO "${name}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(
+            ...columns.map((c) => row[c]),
+          );
+        }
       }
-    }
+    })();
   } finally {
     db.close();
   }
