@@ -1,38 +1,58 @@
 import { Readable } from 'node:stream';
 import { csvRecord } from './csv.js';
 
-/** About this many bytes of CSV are produced per turn of the event loop. */
-const CHUNK_BYTES = 64 * 1024;
+/** About this many bytes of CSV are produced per turn of the event loop (~1,300 rows, ~5 ms of encoding). */
+export const CHUNK_BYTES = 256 * 1024;
 /** Room for the record that crosses CHUNK_BYTES; a longer record gets a buffer of its own. */
-const SLACK_BYTES = 16 * 1024;
+const SLACK_BYTES = 64 * 1024;
+/** Where records are encoded before the chunk is copied out at its exact size (one per thread). */
+const scratch = Buffer.allocUnsafeSlow(CHUNK_BYTES + SLACK_BYTES);
+
+/** What CsvChunks.next answers when the next chunk is being made elsewhere; the source calls `resume` then. */
+export const WAIT = Symbol('wait');
+
+/** Where CSV records come from, a chunk at a time. */
+export interface CsvChunks {
+  /** The next chunk of records, null when there are no more, or WAIT. Called once per event-loop turn. */
+  next(): Buffer | null | typeof WAIT;
+  /** Registers how to resume after WAIT (sources that never wait leave it out). */
+  onReady?(resume: () => void): void;
+  /** Stops reading (closes iterators, workers); called exactly once, at the end, on an error or on destroy. */
+  close(): void;
+}
 
 /** What the stream reads from and what it gives back when it ends or is destroyed. */
 export interface CsvExportSource {
   /** Column names (the header row). */
   header: readonly string[];
-  /** Rows as value arrays (a better-sqlite3 raw iterator). */
-  rows: Iterator<unknown[]>;
-  /** Called exactly once after the iterator is closed: on the end, on an error and on destroy (client gone). */
+  chunks: CsvChunks;
+  /** Called exactly once after the chunks are closed: on the end, on an error and on destroy (client gone). */
   release: () => void;
 }
 
 /**
- * CSV as a pull stream with back-pressure: a chunk of about 64 KiB is produced only when the consumer asks
- * (`_read`), each in its own event-loop turn (setImmediate) so other requests are served between chunks.
- * Destroying it (Koa does when the client disconnects) closes the iterator, which stops the query.
+ * CSV as a pull stream with back-pressure: a chunk is produced only when the consumer asks (`_read`), each in
+ * its own event-loop turn (setImmediate) so other requests are served between chunks. Destroying it (Koa does
+ * when the client disconnects) closes the source, which stops the query.
  */
 export class CsvExportStream extends Readable {
   private headerSent = false;
   private scheduled = false;
+  private waiting = false;
   private finished = false;
   private released = false;
 
   constructor(private readonly source: CsvExportSource) {
     super({ highWaterMark: CHUNK_BYTES });
+    source.chunks.onReady?.(() => {
+      if (!this.waiting) return;
+      this.waiting = false;
+      this._read();
+    });
   }
 
   override _read(): void {
-    if (this.scheduled || this.finished) return;
+    if (this.scheduled || this.finished || this.waiting) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -50,42 +70,83 @@ export class CsvExportStream extends Readable {
     callback(error);
   }
 
-  /** Encodes rows straight into one buffer (cheaper than concatenating strings and converting them). */
   private pushChunk(): void {
-    const chunk = Buffer.allocUnsafe(CHUNK_BYTES + SLACK_BYTES);
-    let used = 0;
     if (!this.headerSent) {
-      used += chunk.write(csvRecord(this.source.header), used, 'utf8');
       this.headerSent = true;
+      this.push(Buffer.from(csvRecord(this.source.header), 'utf8'));
     }
-    while (used < CHUNK_BYTES) {
-      const next = this.source.rows.next();
-      if (next.done === true) {
-        this.finished = true;
-        this.closeSource();
-        if (used > 0) this.push(chunk.subarray(0, used));
-        this.push(null);
-        return;
-      }
-      const record = csvRecord(next.value);
-      // a UTF-16 code unit never takes more than 3 UTF-8 bytes
-      if (record.length * 3 > chunk.length - used) {
-        if (used > 0) this.push(chunk.subarray(0, used));
-        this.push(Buffer.from(record, 'utf8'));
-        return;
-      }
-      used += chunk.write(record, used, 'utf8');
+    const chunk = this.source.chunks.next();
+    if (chunk === WAIT) {
+      this.waiting = true;
+      return;
     }
-    this.push(chunk.subarray(0, used));
+    if (chunk === null) {
+      this.finished = true;
+      this.closeSource();
+      this.push(null);
+      return;
+    }
+    this.push(chunk);
   }
 
   private closeSource(): void {
     if (this.released) return;
     this.released = true;
     try {
-      this.source.rows.return?.();
+      this.source.chunks.close();
     } finally {
       this.source.release();
     }
   }
+}
+
+/** Bytes a chunk buffer needs: CHUNK_BYTES plus room for the record that crosses it. */
+export const CHUNK_BUFFER_BYTES = CHUNK_BYTES + SLACK_BYTES;
+
+/**
+ * Encodes rows into `target` (CHUNK_BUFFER_BYTES long) until about CHUNK_BYTES are used. A record longer than
+ * the room left ends the chunk and comes back as `long` (its own buffer, to be sent right after `used` bytes).
+ * `done` when the rows ran out.
+ */
+export function encodeRowsInto(rows: Iterator<unknown[]>, target: Buffer): { used: number; done: boolean; long: Buffer | null } {
+  let used = 0;
+  while (used < CHUNK_BYTES) {
+    const next = rows.next();
+    if (next.done === true) return { used, done: true, long: null };
+    const record = csvRecord(next.value);
+    // a UTF-16 code unit never takes more than 3 UTF-8 bytes
+    if (record.length * 3 > target.length - used) return { used, done: false, long: Buffer.from(record, 'utf8') };
+    used += target.write(record, used, 'utf8');
+  }
+  return { used, done: false, long: null };
+}
+
+/**
+ * One chunk of about CHUNK_BYTES of CSV, allocated at its exact size when it is made (so it dies young once
+ * written). `done` when the rows ran out; the chunk may then be empty.
+ */
+export function encodeSomeRows(rows: Iterator<unknown[]>): { chunk: Buffer; done: boolean } {
+  const { used, done, long } = encodeRowsInto(rows, scratch);
+  const chunk = Buffer.allocUnsafeSlow(used + (long?.length ?? 0));
+  scratch.copy(chunk, 0, 0, used);
+  long?.copy(chunk, used);
+  return { chunk, done };
+}
+
+/** Chunks of about 256 KiB encoded value by value from rows (a better-sqlite3 raw iterator). */
+export function rowChunks(rows: Iterator<unknown[]>): CsvChunks {
+  let done = false;
+  return {
+    next(): Buffer | null {
+      while (!done) {
+        const encoded = encodeSomeRows(rows);
+        done = encoded.done;
+        if (encoded.chunk.length > 0) return encoded.chunk;
+      }
+      return null;
+    },
+    close(): void {
+      rows.return?.();
+    },
+  };
 }

@@ -12,6 +12,12 @@ export interface SqlStatement {
 
 /** `WHERE …` for `q` and the column filters ('' when there is nothing to filter). */
 export function whereClause(table: DimensionTable, options: ExportOptions): SqlStatement {
+  const { conditions, params } = filterConditions(table, options);
+  return { sql: conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`, params };
+}
+
+/** The conditions for `q` and the column filters, each a boolean SQL expression, and their parameters in order. */
+export function filterConditions(table: DimensionTable, options: ExportOptions): { conditions: string[]; params: SqlStatement['params'] } {
   const conditions: string[] = [];
   const params: SqlStatement['params'] = [];
   if (options.q !== undefined) {
@@ -37,7 +43,7 @@ export function whereClause(table: DimensionTable, options: ExportOptions): SqlS
       params.push(filter.value);
     }
   }
-  return { sql: conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`, params };
+  return { conditions, params };
 }
 
 /** The export SELECT: every column in table order, filtered, sorted, at most `limit` rows. */

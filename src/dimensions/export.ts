@@ -1,10 +1,12 @@
 import Database from 'better-sqlite3';
 import type { Readable } from 'node:stream';
 import type { TenantRegistry } from '../tenants/registry.js';
-import { CsvExportStream } from './csv-export-stream.js';
+import fs from 'node:fs';
+import { CsvExportStream, rowChunks, type CsvChunks } from './csv-export-stream.js';
 import { findDimensionTable, quoteIdentifier, type DimensionTable } from './dimension-table.js';
 import { readExportOptions, type ExportOptions } from './export-options.js';
 import { exportSelect, FOLD_FUNCTION, matchProbe } from './export-sql.js';
+import { parallelChunks, planParallelExport } from './parallel-export.js';
 
 /** The most rows one export writes (API description, Limits). */
 export const MAX_EXPORT_ROWS = 1_000_000;
@@ -40,7 +42,11 @@ export async function startDimensionExport(tenants: TenantRegistry, request: Exp
   const lease = tenants.lease(tenants.resolve(request.tenant));
   let db: Database.Database | null = null;
   try {
-    db = openExportConnection(lease.db.name);
+    const file = lease.db.name;
+    const inodeBefore = inodeOf(file);
+    db = openExportConnection(file);
+    // the inode the connection opened, when the path named the same file before and after opening it
+    const inode = inodeBefore !== null && inodeOf(file) === inodeBefore ? inodeBefore : null;
     const table = findDimensionTable(db, request.entity);
     if (table === null) {
       return { missing: `"${request.entity}" is not a dimension of tenant "${lease.entry.compositeId}"` };
@@ -48,13 +54,17 @@ export async function startDimensionExport(tenants: TenantRegistry, request: Exp
     const options = readExportOptions(request.query, table, request.declaredQuery);
     const cap = request.maxRows ?? MAX_EXPORT_ROWS;
     const truncated = await matchesMoreThan(db, table, options, cap);
-    const select = exportSelect(table, options, cap);
-    const rows = db.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>;
+    const plan = inode === null ? null : planParallelExport(db, table, options, truncated);
+    let chunks: CsvChunks | null = plan === null ? null : await parallelChunks(db, file, inode as number, table, options, plan, EXPORT_CACHE_KIB);
+    if (chunks === null) {
+      const select = exportSelect(table, options, cap);
+      chunks = rowChunks(db.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>);
+    }
     const connection = db;
     db = null; // the stream owns it now
     const csv = new CsvExportStream({
       header: table.columns.map((c) => c.name),
-      rows,
+      chunks,
       release: () => {
         connection.close();
         lease.release();
@@ -66,6 +76,14 @@ export async function startDimensionExport(tenants: TenantRegistry, request: Exp
       db.close();
       lease.release();
     }
+  }
+}
+
+function inodeOf(file: string): number | null {
+  try {
+    return fs.statSync(file).ino;
+  } catch {
+    return null;
   }
 }
 

@@ -1,0 +1,64 @@
+// Worker thread of a parallel dimension export (parallel-export.ts): encodes the rowid blocks the main thread
+// leaves to it (all but every `cycle`-th) into the slots of a shared buffer and tells the main thread, which
+// writes the blocks in order and hands each slot back once it has copied it out (back-pressure: no free slot,
+// no encoding).
+import fs from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { CHUNK_BUFFER_BYTES, encodeRowsInto } from './csv-export-stream.js';
+import type { ExportWorkerData, ExportWorkerMessage } from './parallel-export.js';
+
+const data = workerData as ExportWorkerData;
+const port = parentPort!;
+const send = (message: ExportWorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+
+let db: Database.Database | null = null;
+try {
+  db = new Database(data.file, { readonly: true, fileMustExist: true });
+  db.pragma('query_only = ON');
+  db.pragma(`cache_size = -${data.cacheKib}`);
+  db.function(data.foldFunction, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+  // The main thread reads the file it opened; a file swapped in since then is not that one.
+  if (fs.statSync(data.file).ino !== data.inode) throw new Error('the tenant file was replaced while the export started');
+} catch (err) {
+  db?.close();
+  db = null;
+  send({ kind: 'error', message: (err as Error).message });
+}
+
+if (db !== null) {
+  const block = db.prepare(data.sql).raw(true).safeIntegers(true);
+  const slots = Array.from({ length: data.slots }, (_, i) => Buffer.from(data.shared, i * CHUNK_BUFFER_BYTES, CHUNK_BUFFER_BYTES));
+  const free = slots.map((_, i) => i);
+  const following = (k: number): number => ((k + 1) % data.cycle === 0 ? k + 2 : k + 1);
+  let k = following(-1);
+  let rows: Iterator<unknown[]> | null = null;
+  const work = (): void => {
+    try {
+      while (free.length > 0 && k < data.blocks) {
+        rows ??= block.iterate(data.lo + k * data.blockRows, data.lo + (k + 1) * data.blockRows, ...data.params) as Iterator<unknown[]>;
+        const slot = free.shift()!;
+        const { used, done, long } = encodeRowsInto(rows, slots[slot]!);
+        let buffer: ArrayBuffer | null = null;
+        if (long !== null) {
+          buffer = new ArrayBuffer(long.length);
+          new Uint8Array(buffer).set(long);
+        }
+        send({ kind: 'chunk', block: k, last: done, slot, length: used, long: buffer }, buffer === null ? [] : [buffer]);
+        if (done) {
+          rows = null;
+          k = following(k);
+        }
+      }
+    } catch (err) {
+      send({ kind: 'error', message: (err as Error).message });
+      k = data.blocks;
+    }
+  };
+  port.on('message', (slot: number) => {
+    free.push(slot);
+    work();
+  });
+  send({ kind: 'ready' });
+  work();
+}
