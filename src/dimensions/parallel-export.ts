@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { CHUNK_BUFFER_BYTES, encodeSomeRows, WAIT, type CsvChunks } from './csv-export-stream.js';
@@ -61,7 +61,7 @@ export interface ParallelPlan {
 let running = false;
 let started = 0;
 
-/** How many exports have been encoded on two threads since the process started (for tests and logs). */
+/** How many exports have been encoded on two threads since the process started (the tests read it). */
 export const parallelExportsStarted = (): number => started;
 
 /**
@@ -89,7 +89,7 @@ function startWorker(data: ExportWorkerData): Worker {
   const entry = path.join(path.dirname(here), `export-worker${extension}`);
   const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_MB };
   if (extension !== '.ts') return new Worker(entry, { workerData: data, resourceLimits });
-  const url = JSON.stringify(new URL(`file://${entry}`).href);
+  const url = JSON.stringify(pathToFileURL(entry).href);
   return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${url}); })`, { eval: true, workerData: data, resourceLimits });
 }
 
