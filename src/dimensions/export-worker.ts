@@ -4,8 +4,9 @@
 // no encoding).
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { CHUNK_BUFFER_BYTES, encodeRowsInto } from './csv-export-stream.js';
+import { openExportConnection } from './export-connection.js';
 import type { ExportWorkerData, ExportWorkerMessage } from './parallel-export.js';
 
 const data = workerData as ExportWorkerData;
@@ -14,10 +15,7 @@ const send = (message: ExportWorkerMessage, transfer: ArrayBuffer[] = []): void 
 
 let db: Database.Database | null = null;
 try {
-  db = new Database(data.file, { readonly: true, fileMustExist: true });
-  db.pragma('query_only = ON');
-  db.pragma(`cache_size = -${data.cacheKib}`);
-  db.function(data.foldFunction, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+  db = openExportConnection(data.file);
   // The main thread reads the file it opened; a file swapped in since then is not that one.
   if (fs.statSync(data.file).ino !== data.inode) throw new Error('the tenant file was replaced while the export started');
 } catch (err) {

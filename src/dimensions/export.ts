@@ -1,17 +1,16 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { TenantRegistry } from '../tenants/registry.js';
-import fs from 'node:fs';
 import { CsvExportStream, rowChunks, type CsvChunks } from './csv-export-stream.js';
-import { findDimensionTable, quoteIdentifier, type DimensionTable } from './dimension-table.js';
+import { findDimensionTable, type DimensionTable } from './dimension-table.js';
+import { countRows, openExportConnection } from './export-connection.js';
 import { readExportOptions, type ExportOptions } from './export-options.js';
-import { exportSelect, FOLD_FUNCTION, matchProbe } from './export-sql.js';
+import { exportSelect, matchProbe } from './export-sql.js';
 import { parallelChunks, planParallelExport } from './parallel-export.js';
 
 /** The most rows one export writes (API description, Limits). */
 export const MAX_EXPORT_ROWS = 1_000_000;
-/** Page cache of an export connection, in KiB (SQLite's negative `cache_size`). */
-const EXPORT_CACHE_KIB = 2048;
 /** Rows the truncation probe steps through per event-loop turn. */
 const PROBE_ROWS_PER_TURN = 50_000;
 
@@ -53,9 +52,10 @@ export async function startDimensionExport(tenants: TenantRegistry, request: Exp
     }
     const options = readExportOptions(request.query, table, request.declaredQuery);
     const cap = request.maxRows ?? MAX_EXPORT_ROWS;
-    const truncated = await matchesMoreThan(db, table, options, cap);
-    const plan = inode === null ? null : planParallelExport(db, table, options, truncated);
-    let chunks: CsvChunks | null = plan === null ? null : await parallelChunks(db, file, inode as number, table, options, plan, EXPORT_CACHE_KIB);
+    const total = countRows(db, table);
+    const truncated = await matchesMoreThan(db, table, options, cap, total);
+    const plan = inode === null ? null : planParallelExport(db, table, options, truncated, total);
+    let chunks: CsvChunks | null = plan === null ? null : await parallelChunks(db, file, inode as number, table, options, plan);
     if (chunks === null) {
       const select = exportSelect(table, options, cap);
       chunks = rowChunks(db.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>);
@@ -87,22 +87,11 @@ function inodeOf(file: string): number | null {
   }
 }
 
-/** A read-only connection to the tenant file with a small page cache and the fold function `q` uses for non-ASCII text. */
-function openExportConnection(file: string): Database.Database {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  db.pragma('query_only = ON');
-  // An export reads each page once: better-sqlite3's default 16 MB page cache would only add to the peak RSS.
-  db.pragma(`cache_size = -${EXPORT_CACHE_KIB}`);
-  db.function(FOLD_FUNCTION, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
-  return db;
-}
-
 /**
- * Whether more than `cap` rows match. Free when the whole table is within the cap (count(*) without WHERE
- * reads the b-tree only); otherwise the matching rows are stepped through in slices, yielding between them.
+ * Whether more than `cap` rows match. Free when the whole table (`total` rows) is within the cap; otherwise
+ * the matching rows are stepped through in slices, yielding between them.
  */
-async function matchesMoreThan(db: Database.Database, table: DimensionTable, options: ExportOptions, cap: number): Promise<boolean> {
-  const total = db.prepare(`SELECT count(*) FROM ${quoteIdentifier(table.tableName)}`).pluck().get() as number;
+async function matchesMoreThan(db: Database.Database, table: DimensionTable, options: ExportOptions, cap: number, total: number): Promise<boolean> {
   if (total <= cap) return false;
   const probe = matchProbe(table, options, cap + 1);
   const rows = db.prepare(probe.sql).pluck().iterate(...probe.params);

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { CHUNK_BUFFER_BYTES, encodeSomeRows, WAIT, type CsvChunks } from './csv-export-stream.js';
 import { quoteIdentifier, type DimensionTable } from './dimension-table.js';
-import { FOLD_FUNCTION, filterConditions, type SqlStatement } from './export-sql.js';
+import { filterConditions, type SqlStatement } from './export-sql.js';
 import type { ExportOptions } from './export-options.js';
 
 // A large unsorted export is encoded on two threads: the table's rowid range is cut into blocks of BLOCK_ROWIDS
@@ -30,8 +30,6 @@ const WORKER_YOUNG_MB = 4;
 export interface ExportWorkerData {
   file: string;
   inode: number;
-  cacheKib: number;
-  foldFunction: string;
   /** One block: `rowid >= ? AND rowid < ?` plus the filters, in rowid order. */
   sql: string;
   params: SqlStatement['params'];
@@ -66,19 +64,20 @@ export const parallelExportsStarted = (): number => started;
 
 /**
  * Whether this export can be encoded on two threads: no `sort` (rows in table order, which is rowid order for
- * a rowid table), not cut at the row cap, a table of at least PARALLEL_MIN_ROWS rows whose rowids are not
+ * a rowid table), not cut at the row cap, a table of `rows` >= PARALLEL_MIN_ROWS rows whose rowids are not
  * sparse (at most 4 rowids per row, so there are few empty blocks), no column shadowing `rowid`, and no other
  * parallel export running.
  */
-export function planParallelExport(db: Database.Database, table: DimensionTable, options: ExportOptions, truncated: boolean): ParallelPlan | null {
+export function planParallelExport(db: Database.Database, table: DimensionTable, options: ExportOptions, truncated: boolean, rows: number): ParallelPlan | null {
   if (running || truncated || options.sort !== undefined || !table.hasRowid) return null;
   if (table.columns.some((c) => c.name.toLowerCase() === 'rowid')) return null;
   const name = quoteIdentifier(table.tableName);
-  const [count, lo, hi] = db.prepare(`SELECT count(*), min(rowid), max(rowid) FROM ${name}`).raw(true).safeIntegers(true).get() as [bigint, bigint | null, bigint | null];
-  if (count < BigInt(PARALLEL_MIN_ROWS) || lo === null || hi === null) return null;
+  if (rows < PARALLEL_MIN_ROWS) return null;
+  const [lo, hi] = db.prepare(`SELECT min(rowid), max(rowid) FROM ${name}`).raw(true).safeIntegers(true).get() as [bigint | null, bigint | null];
+  if (lo === null || hi === null) return null;
   if (lo < BigInt(Number.MIN_SAFE_INTEGER) || hi > BigInt(Number.MAX_SAFE_INTEGER - 2 * BLOCK_ROWIDS)) return null;
   const span = Number(hi - lo) + 1;
-  if (span > 4 * Number(count)) return null;
+  if (span > 4 * rows) return null;
   return { lo: Number(lo), blocks: Math.ceil(span / BLOCK_ROWIDS) };
 }
 
@@ -105,7 +104,6 @@ export async function parallelChunks(
   table: DimensionTable,
   options: ExportOptions,
   plan: ParallelPlan,
-  cacheKib: number,
 ): Promise<CsvChunks | null> {
   const filter = filterConditions(table, options);
   const columns = table.columns.map((c) => quoteIdentifier(c.name)).join(', ');
@@ -114,8 +112,6 @@ export async function parallelChunks(
   const data: ExportWorkerData = {
     file,
     inode,
-    cacheKib,
-    foldFunction: FOLD_FUNCTION,
     sql,
     params: filter.params,
     lo: plan.lo,
