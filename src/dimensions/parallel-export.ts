@@ -1,11 +1,10 @@
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { CHUNK_BUFFER_BYTES, encodeSomeRows, WAIT, type CsvChunks } from './csv-export-stream.js';
 import { quoteIdentifier, type DimensionTable } from './dimension-table.js';
 import { filterConditions, type SqlStatement } from './export-sql.js';
 import type { ExportOptions } from './export-options.js';
+import { startWorker } from '../worker-entry.js';
 
 // A large unsorted export is encoded on two threads: the table's rowid range is cut into blocks of BLOCK_ROWIDS
 // rowids; the main thread encodes every BLOCK_CYCLE-th block (it also writes the response) and one worker thread
@@ -81,17 +80,6 @@ export function planParallelExport(db: Database.Database, table: DimensionTable,
   return { lo: Number(lo), blocks: Math.ceil(span / BLOCK_ROWIDS) };
 }
 
-/** The worker's entry: the compiled file, or the TypeScript source through tsx when running from source. */
-function startWorker(data: ExportWorkerData): Worker {
-  const here = fileURLToPath(import.meta.url);
-  const extension = path.extname(here);
-  const entry = path.join(path.dirname(here), `export-worker${extension}`);
-  const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_MB };
-  if (extension !== '.ts') return new Worker(entry, { workerData: data, resourceLimits });
-  const url = JSON.stringify(pathToFileURL(entry).href);
-  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${url}); })`, { eval: true, workerData: data, resourceLimits });
-}
-
 /**
  * Starts the worker and waits until it has the file open; null (and no worker left) when it could not, so the
  * caller encodes on the main thread alone. `db` is the main thread's connection, open on `file`, whose inode
@@ -124,7 +112,7 @@ export async function parallelChunks(
   running = true;
   let worker: Worker;
   try {
-    worker = startWorker(data);
+    worker = startWorker(import.meta.url, 'export-worker', data, { maxYoungGenerationSizeMb: WORKER_YOUNG_MB });
   } catch {
     running = false;
     return null;
