@@ -149,7 +149,8 @@ export interface paths {
          *       at most **10** items (the per-kind limit: a jumpbar group shows a handful of
          *       hits and the user refines by typing; 10 instead of 20 halves the response,
          *       about 20 KB instead of 45 KB for a common word). `locale` does not change
-         *       search results. A `q` of only white space is 400.
+         *       search results. A `q` of only white space, or one holding U+0000 (NUL), is
+         *       400.
          *
          *       Results are cached in memory per tenant, tenant file generation and folded
          *       `q` (least recently used, 256 entries per server): typeahead repeats the
@@ -166,7 +167,11 @@ export interface paths {
          *       `search-index.g<generation>.sqlite` beside the tenant file, never inside
          *       it), in the background as soon as the file is (re)loaded; requests never scan
          *       `search_items`. A search that arrives while that build runs waits for it (a
-         *       few seconds for 200,000 items). Requires `tenant` and `q`.
+         *       few seconds for 200,000 items). Once the index is built, its folded names are
+         *       also held in memory (within the server's `SEARCH_MEMORY_MB` budget), which
+         *       makes uncached searches cheaper; results are the same either way. Every hit
+         *       is checked against `SearchItem` when the index is built. Requires `tenant`
+         *       and `q`.
          *     - `tenants`: lists every tenant the server knows (`TenantList`), ordered by
          *       composite ID; `tenant` and `q` are ignored.
          *     - `summary`: counts the tenant's findings by severity and sums `money_at_risk`
@@ -3693,7 +3698,7 @@ export interface components {
          */
         JumpbarModeQuery: components["schemas"]["JumpbarMode"];
         /**
-         * @description Search text, required in `search` mode (400 without it); ignored in the other modes.
+         * @description Search text, required in `search` mode (400 without it, or when it holds U+0000); ignored in the other modes.
          * @example fallpauschale
          */
         JumpbarQ: string;
@@ -4110,7 +4115,7 @@ export interface operations {
                  */
                 tenant?: components["parameters"]["TenantQueryOptional"];
                 /**
-                 * @description Search text, required in `search` mode (400 without it); ignored in the other modes.
+                 * @description Search text, required in `search` mode (400 without it, or when it holds U+0000); ignored in the other modes.
                  * @example fallpauschale
                  */
                 q?: components["parameters"]["JumpbarQ"];

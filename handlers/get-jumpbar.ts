@@ -1,7 +1,6 @@
 import type { Deps } from '../src/deps.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { invalidRequest } from '../src/http/errors.js';
-import { sharedBody } from '../src/http/shared-body.js';
 import { summariseFindings } from '../src/search/severity-summary.js';
 import { listTenants } from '../src/search/tenant-list.js';
 import { searchTenant } from '../src/search/tenant-search.js';
@@ -20,6 +19,7 @@ export async function getJumpbar(input: Input<'getJumpbar'>, deps: Deps): Promis
   const q = input.query.q;
   if (q === undefined) throw invalidRequest([{ in: 'query', name: 'q', message: 'is required when mode is search' }]);
   if (foldText(q) === '') throw invalidRequest([{ in: 'query', name: 'q', message: 'must contain a character other than white space' }]);
-  // results may come from the search result cache: shared, so the adapter encodes each one once
-  return { status: 200, body: sharedBody(await searchTenant(deps.tenants, deps.searchIndexes, tenant, q)) };
+  if (q.includes('\u0000')) throw invalidRequest([{ in: 'query', name: 'q', message: 'must not contain U+0000 (NUL)' }]);
+  // JSON bytes made from hits checked against SearchItem when the index was built (EncodedJson)
+  return { status: 200, body: await searchTenant(deps.tenants, deps.searchIndexes, tenant, q) };
 }

@@ -36,6 +36,8 @@ export interface Config {
   /** Time limit of one checker or compiler answer (SIGNAL_TOOL_TIMEOUT_MS). */
   readonly signalToolTimeoutMs: number;
   readonly responseValidation: boolean;
+  /** SEARCH_MEMORY_MB in bytes: budget for search names held in memory over all tenants (0: always the sidecar). */
+  readonly searchMemoryBytes: number;
   readonly corsOrigins: readonly string[];
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -165,6 +167,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     signalCheckerCmd: argumentVector('SIGNAL_CHECKER_CMD'),
     signalCompilerCmd: argumentVector('SIGNAL_COMPILER_CMD'),
     signalToolTimeoutMs: integer('SIGNAL_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
+    searchMemoryBytes: integer('SEARCH_MEMORY_MB', 128, 0, 1_048_576) * 1024 * 1024,
     responseValidation: oneOf('RESPONSE_VALIDATION', ['on', 'off'] as const, 'on') === 'on',
     corsOrigins: (text('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { openAppDatabase, type AppDatabase } from './appdb/app-database.js';
 import { readBuildLabel, type BuildLabel } from './build-label.js';
 import type { Config } from './config.js';
+import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument, type ContractDocument } from './contract-document.js';
 import { readGitIdentity, type GitIdentity } from './identity/git-identity.js';
 import type { Logger } from './logger.js';
@@ -54,8 +55,9 @@ const LOCAL_SCAN_INTERVAL_MS = 5000;
 /** Builds every dependency from the configuration: tenant registry, app database, contract, identity. */
 export async function createDeps(config: Config, log: Logger): Promise<OwnedDeps> {
   const root = projectRoot();
+  const contract = loadContractDocument(root);
   const tenants = new TenantRegistry(config.klsDir, config.klsMode, log);
-  const searchIndexes = new SearchIndexes(log.child({ component: 'search' }));
+  const searchIndexes = new SearchIndexes(log.child({ component: 'search' }), searchHitCheck(contract.document), config.searchMemoryBytes);
   // Every file put in service gets its search index built in the background, before its first search.
   tenants.onInstalled((entry) => prebuildSearchIndex(tenants, searchIndexes, entry.compositeId));
   const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log) : null;
@@ -77,7 +79,7 @@ export async function createDeps(config: Config, log: Logger): Promise<OwnedDeps
     config,
     log,
     buildLabel: readBuildLabel(root),
-    contract: loadContractDocument(root),
+    contract,
     tenants,
     store,
     appDb,

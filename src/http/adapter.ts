@@ -7,7 +7,7 @@ import type { Deps } from '../deps.js';
 import { readJsonBody } from './body.js';
 import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
 import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
-import { encodeJson, reusedEncoding } from './shared-body.js';
+import { EncodedJson } from './encoded-json.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 const JSON_TYPES = new Set(['application/json', 'application/problem+json']);
@@ -113,9 +113,9 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, resul
     result.body = { ...(result.body as object), instance: ctx.path, requestId: String(ctx.state.requestId) };
   }
   const isJson = contentType !== undefined && JSON_TYPES.has(contentType);
-  // a shared body (sharedBody) already validated and serialised for this operation/status/type is sent as is
-  const reused = isJson ? reusedEncoding(result.body, operation.operationId ?? '', result.status, contentType) : undefined;
-  if (validate && isJson && reused === undefined) {
+  // an EncodedJson body was checked against its schema by the code that made it (see EncodedJson)
+  const encoded = isJson && result.body instanceof EncodedJson ? result.body.bytes : undefined;
+  if (validate && isJson && encoded === undefined) {
     const outcome = api.validateResponse(result.body, operation, result.status);
     if (outcome.errors) {
       throw contractBreach(ctx, operation, result.status, outcome.errors.map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`));
@@ -135,7 +135,7 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, resul
     return;
   }
   if (isJson) {
-    ctx.body = reused ?? encodeJson(result.body, operation.operationId ?? '', result.status, contentType);
+    ctx.body = encoded ?? JSON.stringify(result.body);
   } else {
     ctx.body = result.body as RawBody | Readable;
   }

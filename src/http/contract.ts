@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { operations } from '../../generated/openapi.js';
 import type { Deps } from '../deps.js';
+import type { EncodedJson } from './encoded-json.js';
 
 /** Every operationId of openapi.yaml. */
 export type OperationId = keyof operations;
@@ -31,7 +32,7 @@ type Responses<K extends OperationId> = Operation<K>['responses'];
 type ContentOf<R> = R extends { content: infer C } ? C : never;
 
 type Variant<S, M, T> = M extends JsonMediaType
-  ? { status: S; contentType?: M; body: T; headers?: Record<string, string> }
+  ? { status: S; contentType?: M; body: T | EncodedJson<T>; headers?: Record<string, string> }
   : { status: S; contentType: M; body: RawBody; headers?: Record<string, string> };
 
 type ResultFor<S, R> = [ContentOf<R>] extends [never]

@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { foldText } from './fold.js';
 import { columnsOf, hasRowid, hasTable, quoteIdentifier } from './kls-schema.js';
+import { toApiSearchHit, type SearchHitCheck } from './search-hit.js';
 import { SEARCH_KINDS, isSearchKind, type SearchKind } from './search-kinds.js';
 
 /** Version of the sidecar layout; a file of another version is rebuilt. */
-export const INDEX_FORMAT = '2';
+export const INDEX_FORMAT = '3';
 
 /** The trigram table of one kind (one per kind, so a kind's first N matches never walk other kinds' postings). */
 export const ftsTableOf = (kind: SearchKind): string => `fts_${kind}`;
@@ -18,27 +19,28 @@ const NAME_COLUMNS = ['name_en', 'name_de', 'name_fr'] as const;
 
 const SCHEMA = `
   CREATE TABLE index_info (key TEXT PRIMARY KEY, value TEXT);
-  CREATE TABLE staging (kind_rank INTEGER, sort_key TEXT, kind TEXT, item_id TEXT, name_en TEXT, name_de TEXT, name_fr TEXT,
-    description_en TEXT, description_de TEXT, description_fr TEXT, meta TEXT, fold_en TEXT, fold_de TEXT, fold_fr TEXT);
-  CREATE TABLE items (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, item_id TEXT NOT NULL, name_en TEXT, name_de TEXT, name_fr TEXT,
-    description_en TEXT, description_de TEXT, description_fr TEXT, meta TEXT, fold_en TEXT, fold_de TEXT, fold_fr TEXT);
+  CREATE TABLE staging (kind_rank INTEGER, sort_key TEXT, kind TEXT, item_id TEXT, hit TEXT, fold_en TEXT, fold_de TEXT, fold_fr TEXT);
+  CREATE TABLE items (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, hit TEXT NOT NULL, fold_en TEXT, fold_de TEXT, fold_fr TEXT);
   CREATE TABLE name_keys (kind_rank INTEGER NOT NULL, fold TEXT NOT NULL, item INTEGER NOT NULL);
   ${SEARCH_KINDS.map((kind) => `CREATE VIRTUAL TABLE ${ftsTableOf(kind)} USING fts5(fold_en, fold_de, fold_fr, content='', columnsize=0, tokenize='trigram');`).join('\n  ')}
 `;
 
-/** What the index was built from; a file whose `source` differs from the KLS in service is stale. */
+/** What the index is built from and checked against. */
 export interface IndexSourceInfo {
   /** Identity of the KLS file (size, mtime, inode), or null when unknown (the file is then never reused). */
   fingerprint: string | null;
+  /** The contract's SearchItem check: every hit is checked once here, so search responses need no check. */
+  checkHit: SearchHitCheck;
 }
 
 const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Builds the search sidecar for one KLS generation at `target`: written to a temporary file beside it, then
- * renamed into place. Items are numbered by (kind, folded name, id); each kind has its own trigram table
- * (substring matches in id order, a query stops after N rows) and `name_keys` holds every folded name by
- * kind (exact and prefix matches are one B-tree range).
+ * renamed into place. Items are numbered by (kind, folded name, id) and hold their API hit as checked JSON;
+ * each kind has its own trigram table (substring matches in id order, a query stops after N rows) and
+ * `name_keys` holds every folded name by kind (exact and prefix matches are one B-tree range). A hit that
+ * fails the contract's SearchItem check fails the build (a server bug, logged; searches answer 503).
  */
 export async function buildSearchIndex(kls: Database.Database, target: string, info: IndexSourceInfo): Promise<void> {
   const temp = `${target}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
@@ -47,10 +49,9 @@ export async function buildSearchIndex(kls: Database.Database, target: string, i
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.exec(SCHEMA);
-    await copyItems(kls, db);
-    db.exec(`INSERT INTO items (kind, item_id, name_en, name_de, name_fr, description_en, description_de, description_fr, meta, fold_en, fold_de, fold_fr)
-      SELECT kind, item_id, name_en, name_de, name_fr, description_en, description_de, description_fr, meta, fold_en, fold_de, fold_fr
-      FROM staging ORDER BY kind_rank, sort_key, item_id`);
+    await copyItems(kls, db, info.checkHit);
+    db.exec(`INSERT INTO items (kind, hit, fold_en, fold_de, fold_fr)
+      SELECT kind, hit, fold_en, fold_de, fold_fr FROM staging ORDER BY kind_rank, sort_key, item_id`);
     db.exec('DROP TABLE staging');
     await indexItems(db);
     // Built after the rows are in: one sort instead of a random B-tree insert per key.
@@ -69,13 +70,13 @@ export async function buildSearchIndex(kls: Database.Database, target: string, i
   }
 }
 
-/** Copies the nine kinds' rows of `search_items` into `staging`, with folded names; other kinds are skipped. */
-async function copyItems(kls: Database.Database, db: Database.Database): Promise<void> {
+/** Copies the nine kinds' rows of `search_items` into `staging` as hit JSON and folded names; other kinds are skipped. */
+async function copyItems(kls: Database.Database, db: Database.Database, checkHit: SearchHitCheck): Promise<void> {
   if (!hasTable(kls, 'search_items')) return;
   const present = new Set(columnsOf(kls, 'search_items'));
   if (!present.has('kind') || !present.has('item_id')) return;
   const select = ITEM_COLUMNS.map((column) => (present.has(column) ? quoteIdentifier(column) : `NULL AS ${column}`)).join(', ');
-  const insert = db.prepare('INSERT INTO staging VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO staging VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   const stage = db.transaction((rows: Record<string, unknown>[]) => {
     for (const row of rows) {
       if (!isSearchKind(row['kind']) || row['item_id'] === null || row['item_id'] === undefined) continue;
@@ -83,10 +84,13 @@ async function copyItems(kls: Database.Database, db: Database.Database): Promise
       const folds = NAME_COLUMNS.map((column) => (text(column) === null ? null : foldText(text(column) as string)));
       const itemId = String(row['item_id']);
       const sortKey = folds.find((fold) => fold !== null) ?? foldText(itemId);
-      insert.run(
-        SEARCH_KINDS.indexOf(row['kind']), sortKey, row['kind'], itemId,
-        ...NAME_COLUMNS.map(text), text('description_en'), text('description_de'), text('description_fr'), text('meta'), ...folds,
-      );
+      const hit = toApiSearchHit({
+        kind: row['kind'], item_id: itemId, name_en: text('name_en'), name_de: text('name_de'), name_fr: text('name_fr'),
+        description_en: text('description_en'), description_de: text('description_de'), description_fr: text('description_fr'), meta: text('meta'),
+      });
+      const problem = checkHit(hit);
+      if (problem !== null) throw new Error(`search item ${row['kind']} "${itemId}" breaks the contract's SearchItem: ${problem}`);
+      insert.run(SEARCH_KINDS.indexOf(row['kind']), sortKey, row['kind'], itemId, JSON.stringify(hit), ...folds);
     }
   });
   if (!hasRowid(kls, 'search_items')) {

@@ -1,6 +1,6 @@
-import type { SearchResults } from './search-index.js';
+import type { EncodedResults } from './search-index.js';
 
-/** Entries kept by default: typeahead repeats a small set of prefixes, and a full result is ~10-50 KB. */
+/** Entries kept by default: typeahead repeats a small set of prefixes, and a full result is ~2-25 KB of JSON. */
 export const RESULT_CACHE_ENTRIES = 256;
 
 /**
@@ -9,7 +9,7 @@ export const RESULT_CACHE_ENTRIES = 256;
  * Cached results are shared between requests and must not be mutated.
  */
 export class SearchResultCache {
-  private readonly entries = new Map<string, SearchResults>();
+  private readonly entries = new Map<string, EncodedResults>();
   hits = 0;
   misses = 0;
 
@@ -21,7 +21,7 @@ export class SearchResultCache {
   }
 
   /** The cached results of `key`, marked most recently used; undefined on a miss. */
-  get(key: string): SearchResults | undefined {
+  get(key: string): EncodedResults | undefined {
     const found = this.entries.get(key);
     if (found === undefined) {
       this.misses += 1;
@@ -34,7 +34,7 @@ export class SearchResultCache {
   }
 
   /** Stores `results`, evicting the least recently used entry beyond capacity (capacity 0 disables the cache). */
-  set(key: string, results: SearchResults): void {
+  set(key: string, results: EncodedResults): void {
     if (this.capacity <= 0) return;
     this.entries.delete(key);
     this.entries.set(key, results);

@@ -5,7 +5,8 @@ import type { Logger } from '../logger.js';
 import { INDEX_FORMAT, buildSearchIndex } from './index-builder.js';
 import { foldText } from './fold.js';
 import { SearchResultCache } from './result-cache.js';
-import { SearchIndex, emptyResults, type SearchResults } from './search-index.js';
+import type { SearchHitCheck } from './search-hit.js';
+import { EMPTY_RESULTS, SearchIndex, type EncodedResults } from './search-index.js';
 
 /** The KLS generation a search runs on: which tenant, where its files live, and a leased connection. */
 export interface IndexSource {
@@ -23,9 +24,14 @@ interface Slot {
   ready: Promise<SearchIndex>;
 }
 
+const toMb = (bytes: number): number => Math.round((bytes / 1048576) * 10) / 10;
+
 const FILE_PATTERN = /^search-index\.g(\d+)\.sqlite(\.tmp-.*)?$/;
 /** Temporary files older than this are leftovers of a build that died (another process's build may be running). */
 const STALE_TEMP_MS = 10 * 60 * 1000;
+
+/** Default of SEARCH_MEMORY_MB: the names of about three tenants of 200,000 search items each. */
+export const DEFAULT_NAMES_BUDGET_BYTES = 128 * 1024 * 1024;
 
 /** File name of the sidecar of one generation: `search-index.g<generation>.sqlite` beside the KLS. */
 export const sidecarPath = (dir: string, generation: number): string => path.join(dir, `search-index.g${generation}.sqlite`);
@@ -40,20 +46,40 @@ export class SearchIndexes {
   private closed = false;
   /** Builds started ahead of searches run one after another, on this chain. */
   private prepared: Promise<void> = Promise.resolve();
+  /** In-memory names are read one index at a time, on this chain (one build's transient memory at a time). */
+  private namesLoading: Promise<void> = Promise.resolve();
+  /** Bytes of in-memory names per open index. */
+  private readonly namesCharged = new Map<SearchIndex, number>();
 
   constructor(
     private readonly log: Logger,
+    /** The contract's SearchItem check, run on every hit when a sidecar is built. */
+    private readonly checkHit: SearchHitCheck,
+    /** Budget for in-memory names over all open indexes (SEARCH_MEMORY_MB); an index past it searches its sidecar. */
+    readonly namesBudgetBytes: number = DEFAULT_NAMES_BUDGET_BYTES,
     /** Results per (tenant, generation, folded query); shared between requests, never mutated. */
     readonly cache: SearchResultCache = new SearchResultCache(),
   ) {}
+
+  /** Bytes of in-memory names held now, over all open indexes. */
+  get namesBytes(): number {
+    let total = 0;
+    for (const bytes of this.namesCharged.values()) total += bytes;
+    return total;
+  }
+
+  /** Resolves once every in-memory names load started so far has finished (tests, benchmarks). */
+  namesSettled(): Promise<void> {
+    return this.namesLoading;
+  }
 
   /**
    * Searches the tenant generation of `source`, building its sidecar first when needed; a repeated query of
    * the same generation is answered from the result cache.
    */
-  async search(source: IndexSource, query: string): Promise<SearchResults> {
+  async search(source: IndexSource, query: string): Promise<EncodedResults> {
     const folded = foldText(query);
-    if (folded === '') return emptyResults();
+    if (folded === '') return EMPTY_RESULTS;
     for (;;) {
       const index = await this.indexFor(source);
       // A newer generation may have replaced (and closed) this index while we waited.
@@ -79,11 +105,12 @@ export class SearchIndexes {
     ready.then(
       (index) => {
         if (this.slots.get(source.compositeId) !== next || this.closed) {
-          index.close();
+          this.retire(index);
           return;
         }
-        void slot?.ready.then((old) => old.close(), () => undefined);
+        void slot?.ready.then((old) => this.retire(old), () => undefined);
         this.removeOtherFiles(source.dir, source.generation);
+        this.loadNames(source.compositeId, index);
       },
       (err: unknown) => {
         if (this.slots.get(source.compositeId) === next) this.slots.delete(source.compositeId);
@@ -118,8 +145,41 @@ export class SearchIndexes {
   close(): void {
     this.closed = true;
     this.cache.clear();
-    for (const slot of this.slots.values()) void slot.ready.then((index) => index.close(), () => undefined);
+    this.namesCharged.clear();
+    for (const slot of this.slots.values()) void slot.ready.then((index) => this.retire(index), () => undefined);
     this.slots.clear();
+  }
+
+  /** Closes an index that is no longer in service and returns its names' bytes to the budget. */
+  private retire(index: SearchIndex): void {
+    this.namesCharged.delete(index);
+    index.close();
+  }
+
+  /**
+   * Reads an index's names into memory when the budget has room (queued, one at a time). The size is known
+   * only once read: names that would overrun the budget are dropped again and the index keeps using its
+   * sidecar's statements.
+   */
+  private loadNames(compositeId: string, index: SearchIndex): void {
+    this.namesLoading = this.namesLoading.then(async () => {
+      if (index.isClosed || this.namesBytes >= this.namesBudgetBytes) return;
+      const started = performance.now();
+      try {
+        const bytes = await index.loadNames();
+        if (index.isClosed || bytes === 0) return;
+        if (this.namesBytes + bytes > this.namesBudgetBytes) {
+          index.dropNames();
+          this.log.info({ tenant: compositeId, generation: index.generation, mb: toMb(bytes), budgetMb: toMb(this.namesBudgetBytes) }, 'search names left on disk: over SEARCH_MEMORY_MB');
+          return;
+        }
+        this.namesCharged.set(index, bytes);
+        this.log.info({ tenant: compositeId, generation: index.generation, mb: toMb(bytes), ms: Math.round(performance.now() - started) }, 'search names in memory');
+      } catch (err) {
+        index.dropNames();
+        this.log.warn({ tenant: compositeId, generation: index.generation, err: (err as Error).message }, 'search names could not be read into memory');
+      }
+    });
   }
 
   private async open(source: IndexSource): Promise<SearchIndex> {
@@ -129,7 +189,7 @@ export class SearchIndexes {
       return SearchIndex.open(file, source.generation);
     }
     const started = performance.now();
-    await buildSearchIndex(source.db, file, { fingerprint: source.fingerprint });
+    await buildSearchIndex(source.db, file, { fingerprint: source.fingerprint, checkHit: this.checkHit });
     this.log.info(
       { tenant: source.compositeId, generation: source.generation, ms: Math.round(performance.now() - started) },
       'search index built',

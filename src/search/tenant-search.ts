@@ -1,7 +1,7 @@
 import { HttpProblem } from '../http/errors.js';
 import type { KlsLease, TenantEntry, TenantRegistry } from '../tenants/registry.js';
 import type { IndexSource, SearchIndexes } from './search-indexes.js';
-import type { SearchResults } from './search-index.js';
+import type { EncodedResults } from './search-index.js';
 
 /** Identity of the file a tenant generation was opened from, when the registry still describes that generation. */
 function fingerprintOf(entry: TenantEntry, generation: number): string | null {
@@ -33,7 +33,7 @@ export function prebuildSearchIndex(tenants: TenantRegistry, indexes: SearchInde
  * Searches one tenant (slug or composite ID): 400/404/409 from the registry, 503 while its file is not
  * usable or its search index cannot be built.
  */
-export async function searchTenant(tenants: TenantRegistry, indexes: SearchIndexes, tenant: string, query: string): Promise<SearchResults> {
+export async function searchTenant(tenants: TenantRegistry, indexes: SearchIndexes, tenant: string, query: string): Promise<EncodedResults> {
   const entry = tenants.resolve(tenant, { in: 'query', name: 'tenant' });
   const lease = tenants.lease(entry);
   try {

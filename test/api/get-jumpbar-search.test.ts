@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
+import { loadContractDocument } from '../../src/contract-document.js';
+import { createContractBackend } from '../../src/http/adapter.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { KLS_COLUMNS, buildKls, dataDirWith, searchRow } from '../helpers/kls-builder.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -109,6 +111,22 @@ describe('GET /api/jumpbar?mode=search', () => {
     expect(all).to.deep.equal([]);
   });
 
+  it('answers bodies that keep the contract (the server checks each hit when it builds the index, not per response)', async () => {
+    const api = await createContractBackend(loadContractDocument(process.cwd()).document);
+    const bodies = [];
+    for (const [tenant, q] of [['kantonsspital', 'cost'], ['kantonsspital', 'fallpauschale'], ['kantonsspital', 'a'], ['lab.searchlab', 'only'], ['lab.searchlab', 'deutsch'], ['lab.searchlab', 'widget'], ['lab.metaonly', 'x']]) {
+      const res = await search(tenant as string, q as string);
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.equal('application/json');
+      bodies.push(res.body);
+    }
+    for (const body of bodies) expect(api.validateResponse(body, 'getJumpbar', 200).errors ?? []).to.deep.equal([]);
+    // the check can fail: a hit without its name does not pass
+    const broken = structuredClone(bodies[0]);
+    delete broken.glossary[0].name;
+    expect(api.validateResponse(broken, 'getJumpbar', 200).errors ?? []).to.not.deep.equal([]);
+  });
+
   it('answers nine empty arrays for a tenant file without search_items', async () => {
     const res = await search('lab.metaonly', 'anything');
     expect(res.status).to.equal(200);
@@ -183,10 +201,13 @@ describe('GET /api/jumpbar?mode=search', () => {
     }
   });
 
-  it('answers 400 when q is only white space, 404 and 409 for unknown and ambiguous tenants', async () => {
+  it('answers 400 when q is only white space or holds a NUL, 404 and 409 for unknown and ambiguous tenants', async () => {
     const blank = await search('kantonsspital', '   ');
     expectProblem(blank, 400);
     expect(blank.body.errors[0]).to.include({ in: 'query', name: 'q' });
+    const nul = await search('kantonsspital', 'co\u0000st');
+    expectProblem(nul, 400);
+    expect(nul.body.errors[0]).to.include({ in: 'query', name: 'q', message: 'must not contain U+0000 (NUL)' });
     expectProblem(await search('nowhere', 'cost'), 404);
     expectProblem(await search('rehaklinik', 'cost'), 409);
   });

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import type { Document } from 'openapi-backend';
 import type { Deps } from '../../src/deps.js';
 import { contractMiddleware, createContractBackend } from '../../src/http/adapter.js';
+import { EncodedJson } from '../../src/http/encoded-json.js';
 import type { HandlerMap } from '../../src/http/contract.js';
 import { problemMiddleware } from '../../src/http/problem.js';
 import { requestContext } from '../../src/http/request-context.js';
@@ -18,7 +19,7 @@ const document = {
     '/thing': {
       get: {
         operationId: 'getThing',
-        parameters: [{ name: 'variant', in: 'query', required: true, schema: { type: 'string', enum: ['good', 'bad-body', 'bad-status'] } }],
+        parameters: [{ name: 'variant', in: 'query', required: true, schema: { type: 'string', enum: ['good', 'bad-body', 'bad-status', 'encoded'] } }],
         responses: {
           '200': {
             description: 'ok',
@@ -35,7 +36,13 @@ async function serve(responseValidation: boolean) {
   const log = pino({ level: 'info' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
   const handlers = {
     getThing: async (input: { query: { variant: string } }) =>
-      input.query.variant === 'good' ? { status: 200, body: { n: 1 } } : input.query.variant === 'bad-body' ? { status: 200, body: { n: 'one', extra: true } } : { status: 418, body: { n: 1 } },
+      input.query.variant === 'good'
+        ? { status: 200, body: { n: 1 } }
+        : input.query.variant === 'bad-body'
+          ? { status: 200, body: { n: 'one', extra: true } }
+          : input.query.variant === 'encoded'
+            ? { status: 200, body: new EncodedJson(Buffer.from('{"n": 2}')) }
+            : { status: 418, body: { n: 1 } },
   } as unknown as HandlerMap;
   const api = await createContractBackend(document);
   const app = new Koa();
@@ -55,6 +62,18 @@ describe('contract adapter', () => {
       const res = await call(s.url, '/thing?variant=good');
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ n: 1 });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('sends an EncodedJson body as its bytes, with the declared media type and no second check', async () => {
+    const s = await serve(true);
+    try {
+      const res = await call(s.url, '/thing?variant=encoded');
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.equal('application/json');
+      expect(res.text).to.equal('{"n": 2}');
     } finally {
       await s.close();
     }

@@ -9,6 +9,8 @@ describe('loadConfig', () => {
     expect(config.klsDir).to.equal(path.join('/srv/app/data', 'kls'));
     expect(config.appDbPath).to.equal('/srv/app/data/app.sqlite');
     expect(config.githubApiUrl).to.equal('https://api.github.com');
+    expect(config.searchMemoryBytes).to.equal(128 * 1024 * 1024);
+    expect(loadConfig({ SEARCH_MEMORY_MB: '0' }).searchMemoryBytes).to.equal(0);
     expect(Object.isFrozen(config)).to.equal(true);
   });
 
@@ -22,14 +24,14 @@ describe('loadConfig', () => {
   it('reports every bad variable in one line', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', KLS_MODE: 'cloud', RESPONSE_VALIDATION: 'maybe', APP_DB_URL: 'postgres://x' });
+      loadConfig({ PORT: 'eighty', KLS_MODE: 'cloud', RESPONSE_VALIDATION: 'maybe', APP_DB_URL: 'postgres://x', SEARCH_MEMORY_MB: '1.5' });
     } catch (err) {
       error = err;
     }
     expect(error).to.be.instanceOf(ConfigError);
     const message = (error as Error).message;
     expect(message).not.to.include('\n');
-    for (const name of ['PORT', 'KLS_MODE', 'RESPONSE_VALIDATION', 'APP_DB_URL']) expect(message).to.include(name);
+    for (const name of ['PORT', 'KLS_MODE', 'RESPONSE_VALIDATION', 'APP_DB_URL', 'SEARCH_MEMORY_MB']) expect(message).to.include(name);
   });
 
   it('requires the bucket and endpoint in store mode', () => {

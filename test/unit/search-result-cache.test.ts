@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { SearchResultCache } from '../../src/search/result-cache.js';
-import { emptyResults } from '../../src/search/search-index.js';
-import { encodeJson, reusedEncoding, sharedBody } from '../../src/http/shared-body.js';
+import { EncodedJson } from '../../src/http/encoded-json.js';
+import type { EncodedResults } from '../../src/search/search-index.js';
+
+const results = (): EncodedResults => new EncodedJson(Buffer.from('{}'));
 
 describe('search result cache', () => {
   it('keys by tenant, generation and folded query', () => {
@@ -11,11 +13,11 @@ describe('search result cache', () => {
 
   it('evicts the least recently used entry beyond capacity and counts hits and misses', () => {
     const cache = new SearchResultCache(2);
-    const a = emptyResults();
+    const a = results();
     cache.set('a', a);
-    cache.set('b', emptyResults());
+    cache.set('b', results());
     expect(cache.get('a')).to.equal(a); // a is now the most recent
-    cache.set('c', emptyResults());
+    cache.set('c', results());
     expect(cache.size).to.equal(2);
     expect(cache.get('b')).to.equal(undefined);
     expect(cache.get('a')).to.equal(a);
@@ -24,27 +26,8 @@ describe('search result cache', () => {
 
   it('stores nothing with capacity 0', () => {
     const cache = new SearchResultCache(0);
-    cache.set('a', emptyResults());
+    cache.set('a', results());
     expect(cache.get('a')).to.equal(undefined);
     expect(cache.size).to.equal(0);
-  });
-});
-
-describe('shared response bodies', () => {
-  it('reuses the bytes of a shared body only for the same operation, status and media type', () => {
-    const body = sharedBody({ probes: [] as string[] });
-    expect(reusedEncoding(body, 'getJumpbar', 200, 'application/json')).to.equal(undefined);
-    const bytes = encodeJson(body, 'getJumpbar', 200, 'application/json');
-    expect(Buffer.isBuffer(bytes)).to.equal(true);
-    expect(bytes.toString()).to.equal('{"probes":[]}');
-    expect(reusedEncoding(body, 'getJumpbar', 200, 'application/json')).to.equal(bytes);
-    expect(reusedEncoding(body, 'getJumpbar', 201, 'application/json')).to.equal(undefined);
-    expect(reusedEncoding(body, 'otherOperation', 200, 'application/json')).to.equal(undefined);
-  });
-
-  it('serialises an unmarked body every time, as a string', () => {
-    const body = { n: 1 };
-    expect(encodeJson(body, 'getJumpbar', 200, 'application/json')).to.equal('{"n":1}');
-    expect(reusedEncoding(body, 'getJumpbar', 200, 'application/json')).to.equal(undefined);
   });
 });

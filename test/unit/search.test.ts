@@ -4,6 +4,8 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { foldText } from '../../src/search/fold.js';
 import { INDEX_FORMAT, buildSearchIndex } from '../../src/search/index-builder.js';
+import { loadContractDocument } from '../../src/contract-document.js';
+import { searchHitCheck } from '../../src/search/search-hit.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { KLS_COLUMNS, buildKls, searchRow } from '../helpers/kls-builder.js';
 import { tempDir } from '../helpers/server.js';
@@ -29,18 +31,19 @@ describe('search index', () => {
       });
       const source = new Database(kls, { readonly: true });
       const target = path.join(dir, 'search-index.g1.sqlite');
-      await buildSearchIndex(source, target, { fingerprint: 'f1' });
+      await buildSearchIndex(source, target, { fingerprint: 'f1', checkHit: searchHitCheck(loadContractDocument(process.cwd()).document) });
       source.close();
       expect(fs.readdirSync(dir).sort()).to.deep.equal(['kls.sqlite', 'search-index.g1.sqlite']);
       expect(SearchIndex.readInfo(target)).to.include({ format: INDEX_FORMAT, fingerprint: 'f1', items: '3' });
       const index = SearchIndex.open(target, 1);
       try {
-        const results = index.search('stunde');
+        const search = (q: string) => index.search(q).parse();
+        const results = search('stunde');
         expect(results.probes.map((hit) => hit.id)).to.deep.equal(['probe_a', 'probe_b']);
         expect(results.people.map((hit) => hit.id)).to.deep.equal(['p1']);
-        expect(index.search('"quoted"').probes.map((hit) => hit.id)).to.deep.equal(['probe_a']);
-        expect(index.search('ub').probes.map((hit) => hit.id)).to.deep.equal(['probe_b']);
-        expect(index.search('   ').probes).to.deep.equal([]);
+        expect(search('"quoted"').probes.map((hit) => hit.id)).to.deep.equal(['probe_a']);
+        expect(search('ub').probes.map((hit) => hit.id)).to.deep.equal(['probe_b']);
+        expect(search('   ').probes).to.deep.equal([]);
       } finally {
         index.close();
       }

@@ -1,0 +1,65 @@
+import { Ajv } from 'ajv';
+import type { Document } from 'openapi-backend';
+import { localizedText, optionalLocalizedText, type LocalizedText } from './localized.js';
+import type { SearchKind } from './search-kinds.js';
+
+/** One search hit as the API sends it (the contract's `SearchItem`). */
+export interface SearchHit {
+  id: string;
+  kind: SearchKind;
+  name: LocalizedText;
+  description?: LocalizedText;
+  meta?: Record<string, unknown>;
+}
+
+/** The display columns of one `search_items` row. */
+export interface SearchItemRow {
+  kind: SearchKind;
+  item_id: string;
+  name_en: string | null;
+  name_de: string | null;
+  name_fr: string | null;
+  description_en: string | null;
+  description_de: string | null;
+  description_fr: string | null;
+  meta: string | null;
+}
+
+/** Maps a `search_items` row to the API's SearchItem: missing variants filled from English, meta only when an object. */
+export function toApiSearchHit(row: SearchItemRow): SearchHit {
+  const hit: SearchHit = { id: row.item_id, kind: row.kind, name: localizedText(row.name_en, row.name_de, row.name_fr, row.item_id) };
+  const description = optionalLocalizedText(row.description_en, row.description_de, row.description_fr);
+  if (description !== null) hit.description = description;
+  const meta = parseObject(row.meta);
+  if (meta !== null) hit.meta = meta;
+  return hit;
+}
+
+function parseObject(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Checks one hit against the contract; answers what is wrong, or null when it is a valid `SearchItem`. */
+export type SearchHitCheck = (hit: SearchHit) => string | null;
+
+const checks = new WeakMap<object, SearchHitCheck>();
+
+/** The contract's `SearchItem` schema as a check (compiled once per document). */
+export function searchHitCheck(document: Document): SearchHitCheck {
+  const cached = checks.get(document);
+  if (cached !== undefined) return cached;
+  const ajv = new Ajv({ strict: false, allErrors: false });
+  ajv.addSchema({ $id: 'contract.json', components: (document as { components?: unknown }).components }, 'contract.json');
+  const validate = ajv.getSchema('contract.json#/components/schemas/SearchItem');
+  if (validate === undefined) throw new Error('openapi.yaml has no SearchItem schema');
+  const check: SearchHitCheck = (hit) =>
+    validate(hit) ? null : (validate.errors ?? []).map((e) => `${e.instancePath || '(item)'} ${e.message ?? 'is invalid'}`).join('; ');
+  checks.set(document, check);
+  return check;
+}

@@ -1,0 +1,168 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { loadContractDocument } from '../../src/contract-document.js';
+import { buildSearchIndex } from '../../src/search/index-builder.js';
+import { searchHitCheck } from '../../src/search/search-hit.js';
+import { SearchIndex } from '../../src/search/search-index.js';
+import { SearchIndexes, sidecarPath } from '../../src/search/search-indexes.js';
+import { SEARCH_KINDS } from '../../src/search/search-kinds.js';
+import { KLS_COLUMNS, buildKls, searchRow } from '../helpers/kls-builder.js';
+import { tempDir } from '../helpers/server.js';
+
+const checkHit = searchHitCheck(loadContractDocument(process.cwd()).document);
+
+/** Names that stress folding, byte order and trigram edges: accents, ligatures, astral and CJK letters, NUL, short names. */
+const ODD_NAMES = [
+  'Coût total', 'Kostengewicht', 'Straße', 'Œsophagite', 'Zürcher Spital', 'ab', 'a', 'Ab', 'éé', 'zz top',
+  'emoji 😀 report', '😀😀😀', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 name', '東京 病院', 'naïve café', 'NUL\u0000inside', 'tab\tand  spaces', '"quoted" name',
+  'bers', 'über sicht', 'Übersicht', 'ersber', 'berbers', 'tions stations', 'Station', 'ｆｕｌｌ width',
+];
+
+/** Items of every kind: generated patterns (many share trigrams, so limits and long posting lists matter) and the odd names. */
+function rows(): Record<string, unknown>[] {
+  const words = ['Fallkosten', 'Station', 'Versicherer', 'Austrittsberichte', 'Übersicht', 'Kosten', 'Coûts', 'séjour', 'Prognose', 'ward'];
+  const out: Record<string, unknown>[] = [];
+  let seed = 11;
+  const next = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  for (let i = 0; i < 2400; i++) {
+    const kind = SEARCH_KINDS[i % SEARCH_KINDS.length]!;
+    const en = `${words[next(words.length)]} ${words[next(words.length)]} ${next(500)}`;
+    const de = next(4) === 0 ? null : `${words[next(words.length)]} nach ${words[next(words.length)]} ${next(90)}`;
+    const fr = next(3) === 0 ? en : `${words[next(words.length)]} par ${words[next(words.length)]}`;
+    out.push(searchRow(kind, `${kind}_${String(i).padStart(5, '0')}`, en, de, fr));
+  }
+  ODD_NAMES.forEach((name, i) => out.push(searchRow(SEARCH_KINDS[i % 3]!, `odd_${i}`, name, i % 2 === 0 ? null : name.toUpperCase(), null)));
+  return out;
+}
+
+/** Queries: substrings of the names (every length from 1 to 7), case and accent variants, and ones that match nothing. */
+function queries(): string[] {
+  const names = rows().flatMap((row) => [row['name_en'], row['name_de'], row['name_fr']]).filter((name): name is string => typeof name === 'string');
+  const out = new Set<string>(['COÛT', 'cout', 'strasse', 'oesoph', 'nul\u0000in', '\u0000', 'zzzz', 'xq', 'bers', 'ber', 'tions', 'ｆｕｌ', '😀', '😀😀', 'ü', 'u']);
+  for (let i = 0; i < names.length; i += 4) {
+    const name = names[i]!;
+    for (let length = 1; length <= 7; length++) out.add(name.slice(i % Math.max(1, name.length - length), (i % Math.max(1, name.length - length)) + length));
+  }
+  for (const name of ODD_NAMES) for (let at = 0; at < name.length; at++) out.add(name.slice(at, at + 4));
+  return [...out].filter((q) => q.trim() !== '');
+}
+
+describe('search names in memory', () => {
+  let dir: string;
+  let remove: () => void;
+  let sidecar: string;
+
+  before(async () => {
+    ({ dir, remove } = tempDir('ads-search-names-'));
+    const kls = path.join(dir, 'kls.sqlite');
+    buildKls(kls, 'names', { search_items: { columns: KLS_COLUMNS.search_items, rows: rows() } });
+    const source = new Database(kls, { readonly: true });
+    sidecar = path.join(dir, 'search-index.g1.sqlite');
+    await buildSearchIndex(source, sidecar, { fingerprint: 'f', checkHit });
+    source.close();
+  });
+  after(() => remove());
+
+  it('answers every query byte for byte as the sidecar statements do', async () => {
+    const statements = SearchIndex.open(sidecar, 1);
+    const memory = SearchIndex.open(sidecar, 1);
+    try {
+      expect(await memory.loadNames()).to.be.greaterThan(0);
+      const all = queries();
+      let nonEmpty = 0;
+      const different: string[] = [];
+      for (const q of all) {
+        const expected = statements.search(q).bytes.toString();
+        if (memory.search(q).bytes.toString() !== expected) different.push(JSON.stringify(q));
+        if (expected.includes('"id"')) nonEmpty += 1;
+      }
+      expect(different, `queries answered differently: ${different.slice(0, 10).join(', ')}`).to.deep.equal([]);
+      // the comparison means something only when most queries find items
+      expect({ nonEmpty: nonEmpty > all.length * 0.8, many: all.length > 1000 }, `${nonEmpty} of ${all.length} found items`).to.deep.equal({ nonEmpty: true, many: true });
+    } finally {
+      statements.close();
+      memory.close();
+    }
+  });
+
+  it('finds odd names: astral letters, CJK, a NUL inside a name, and substrings of accented names', async () => {
+    const memory = SearchIndex.open(sidecar, 1);
+    try {
+      await memory.loadNames();
+      const ids = (q: string): string[] => Object.values(memory.search(q).parse()).flat().map((hit) => hit.id);
+      expect(ids('😀')).to.deep.equal(['odd_11']); // one character: name prefixes only
+      expect(ids('😀 r')).to.deep.equal(['odd_10']);
+      expect(ids('𝔫𝔦𝔠')).to.deep.equal(['odd_12']);
+      expect(ids('京 病')).to.deep.equal(['odd_13']);
+      expect(ids('cafe')).to.deep.equal(['odd_14']);
+      expect(ids('nul')).to.deep.equal(['odd_15']);
+      expect(ids('inside')).to.deep.equal(['odd_15']); // after the NUL, which does not join it to the next name
+      expect(ids('nul\u0000ins')).to.deep.equal([]); // a query with NUL matches nothing (the API answers 400)
+      expect(ids('uber si')).to.deep.equal(['odd_19']);
+      expect(ids('ersber')).to.deep.equal(['odd_21']);
+    } finally {
+      memory.close();
+    }
+  });
+
+  it('stays within SEARCH_MEMORY_MB: none with 0, dropped when one index would overrun it, released with its index', async () => {
+    const db = new Database(path.join(dir, 'kls.sqlite'), { readonly: true });
+    const log = pino({ level: 'silent' });
+    // its own folder: a SearchIndexes deletes the other generations' sidecars beside the one in service
+    const own = path.join(dir, 'budget');
+    fs.mkdirSync(own);
+    const source = (generation: number) => ({ compositeId: 'lab.names', dir: own, generation, fingerprint: 'f', db });
+    try {
+      fs.copyFileSync(sidecar, sidecarPath(own, 2));
+      for (const [budget, expected] of [[0, 'none'], [1024, 'none'], [64 * 1024 * 1024, 'some']] as const) {
+        const indexes = new SearchIndexes(log, checkHit, budget);
+        try {
+          const before = (await indexes.search(source(2), 'kosten')).bytes.toString();
+          await indexes.namesSettled();
+          if (expected === 'none') expect(indexes.namesBytes, `budget ${budget}`).to.equal(0);
+          else expect(indexes.namesBytes, `budget ${budget}`).to.be.greaterThan(1024);
+          indexes.cache.clear();
+          expect((await indexes.search(source(2), 'kosten')).bytes.toString()).to.equal(before);
+        } finally {
+          indexes.close();
+        }
+        expect(indexes.namesBytes).to.equal(0);
+      }
+      // a newer generation replaces the older one's names
+      const indexes = new SearchIndexes(log, checkHit, 64 * 1024 * 1024);
+      try {
+        await indexes.search(source(2), 'kosten');
+        await indexes.namesSettled();
+        const one = indexes.namesBytes;
+        fs.copyFileSync(sidecar, sidecarPath(own, 3));
+        await indexes.search(source(3), 'kosten');
+        await indexes.namesSettled();
+        expect(indexes.namesBytes).to.equal(one);
+      } finally {
+        indexes.close();
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('fails the build, leaving no file, when a hit breaks the contract', async () => {
+    const source = new Database(path.join(dir, 'kls.sqlite'), { readonly: true });
+    const target = path.join(dir, 'search-index.g9.sqlite');
+    try {
+      let error: unknown;
+      try {
+        await buildSearchIndex(source, target, { fingerprint: 'f', checkHit: (hit) => (hit.id === 'odd_3' ? '/name/en must be shorter' : null) });
+      } catch (err) {
+        error = err;
+      }
+      expect(String(error)).to.match(/odd_3.*SearchItem.*must be shorter/);
+      expect(fs.readdirSync(dir).filter((name) => name.startsWith('search-index.g9'))).to.deep.equal([]);
+    } finally {
+      source.close();
+    }
+  });
+});
