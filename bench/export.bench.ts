@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
-import { fmt, median, percentile } from './stats.js';
+import { fmt, median, percentile, procStatusKb } from './stats.js';
 import { freePort } from '../test/helpers/ports.js';
 import { serverArgs } from './server-command.js';
 
@@ -17,12 +17,6 @@ const RUNS = 3;
 const SMALL_REQUEST_GAP_MS = 10;
 
 
-/** kB value of a /proc/<pid>/status field (VmRSS, VmHWM). */
-function procStatusKb(pid: number, field: string): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-  return match === null ? Number.NaN : Number(match[1]);
-}
 
 /** A download client of its own: this process holds the generated demo data, and its GC would slow the reads. */
 const DOWNLOAD_CLIENT = `

@@ -5,6 +5,9 @@
 // server has not seen: substrings of the tenant's own names, so every answer runs the index).
 // Targets: search p95 <= 20 ms and >= 10x faster than the scan. At saturation, 50 connections make latency
 // about 50 / throughput (queueing), so the service time of unseen queries over one connection is printed as well.
+// The server runs as `npm start` runs it, at the default LOG_LEVEL (info, to a file: the bench reads when the
+// names are in memory); a second server on the same files with SEARCH_MEMORY_MB=0 repeats the cold runs, so
+// names in memory and sidecar statements are compared in one run, with each server's RSS.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { generateDemo } from '../src/demo/generate.js';
-import { fmt, percentile } from './stats.js';
+import { fmt, percentile, procStatusKb } from './stats.js';
 import { serverArgs } from './server-command.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -96,6 +99,48 @@ const stop = (child: ChildProcess): Promise<void> =>
 const describe = (r: Awaited<ReturnType<typeof load>>): string =>
   `p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, ${fmt(r.rps, 0)} req/s (${r.count} requests, statuses ${[...r.statuses].map(([s, n]) => `${s}x${n}`).join(' ')})`;
 
+/** A server started as `npm start` does, logging (LOG_LEVEL=info, the default) to a file the bench reads. */
+interface BenchServer {
+  child: ChildProcess;
+  url: string;
+  /** Log lines with this message so far, parsed. */
+  logged(message: string): Record<string, unknown>[];
+  rssMb(): number;
+}
+
+async function startServer(dataDir: string, env: Record<string, string>, children: ChildProcess[]): Promise<BenchServer> {
+  const port = 18600 + Math.floor(Math.random() * 300);
+  const url = `http://127.0.0.1:${port}`;
+  const logFile = path.join(os.tmpdir(), `ads-bench-search-${port}-${Date.now()}.log`);
+  const out = fs.openSync(logFile, 'w');
+  const child = spawn(process.execPath, serverArgs(), {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', out, 'inherit'],
+  });
+  fs.closeSync(out);
+  children.push(child);
+  child.once('exit', () => fs.rmSync(logFile, { force: true }));
+  await untilHealthy(url);
+  return {
+    child,
+    url,
+    logged: (message) =>
+      fs
+        .readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes(`"msg":"${message}"`))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    rssMb: () => procStatusKb(child.pid as number, 'VmRSS') / 1024,
+  };
+}
+
+async function waitFor(what: string, done: () => boolean, ms = 180_000): Promise<void> {
+  for (const deadline = performance.now() + ms; !done(); await new Promise((r) => setTimeout(r, 50))) {
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
+  }
+}
+
 export async function run(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-search-'));
   const children: ChildProcess[] = [];
@@ -105,38 +150,34 @@ export async function run(): Promise<void> {
     const kls = demo.tenants.find((t) => t.compositeId === 'ost.kantonsspital')?.file as string;
     console.log(`demo data: 3 tenants, ${SEARCH_ITEMS} generated search items each (${fmt((Date.now() - generated) / 1000)} s)`);
 
-    const port = 18600 + Math.floor(Math.random() * 300);
-    const url = `http://127.0.0.1:${port}`;
-    const server = spawn(process.execPath, serverArgs(), {
-      cwd: root,
-      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
-      stdio: 'ignore',
-    });
-    children.push(server);
-    await untilHealthy(url);
-    // The index of each tenant file is built in the background once the file is in service (one at a time);
-    // the load runs only after all three are on disk, so no build competes with it.
+    // Server A: as `npm start` runs it (folded names in memory, SEARCH_MEMORY_MB default).
+    const a = await startServer(dataDir, {}, children);
+    // The index of each tenant file is built in the background once the file is in service (one at a time),
+    // then its names are read into memory; the load runs only after all three are done, so nothing competes.
     const healthy = performance.now();
     const sidecarOf = (file: string): string | undefined => fs.readdirSync(path.dirname(file)).find((name) => /^search-index\.g\d+\.sqlite$/.test(name));
     let builtMs = Number.NaN;
-    while (demo.tenants.some((t) => sidecarOf(t.file) === undefined)) {
-      if (performance.now() - healthy > 180_000) throw new Error('search indexes not built within 180 s');
+    await waitFor('search indexes', () => {
       if (Number.isNaN(builtMs) && sidecarOf(kls) !== undefined) builtMs = performance.now() - healthy;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+      return demo.tenants.every((t) => sidecarOf(t.file) !== undefined);
+    });
     const allBuiltMs = performance.now() - healthy;
-    if (Number.isNaN(builtMs)) builtMs = allBuiltMs;
+    await waitFor('search names in memory', () => a.logged('search names in memory').length + a.logged('search names left on disk').length >= demo.tenants.length);
+    const namesMs = performance.now() - healthy;
+    const names = a.logged('search names in memory');
     const sidecar = sidecarOf(kls) as string;
     const firstStarted = performance.now();
-    const first = await fetch(`${url}/api/jumpbar?tenant=kantonsspital&q=cost`);
+    const first = await fetch(`${a.url}/api/jumpbar?tenant=kantonsspital&q=cost`);
     if (first.status !== 200) throw new Error(`first search answered ${first.status}`);
     await first.arrayBuffer();
     const sidecarMb = fs.statSync(path.join(path.dirname(kls), sidecar)).size / 1048576;
     console.log(
       `indexes built in the background: kantonsspital on disk ${fmt(builtMs, 0)} ms after /health answered (${sidecar}, ${fmt(sidecarMb)} MB), ` +
-        `all 3 tenants after ${fmt(allBuiltMs, 0)} ms; ` +
+        `all 3 tenants after ${fmt(allBuiltMs, 0)} ms; names in memory for ${names.length} tenants after ${fmt(namesMs, 0)} ms ` +
+        `(${names.map((n) => `${String(n['tenant'])} ${String(n['mb'])} MB in ${String(n['ms'])} ms`).join(', ')}); ` +
         `first search then ${fmt(performance.now() - firstStarted, 1)} ms`,
     );
+    const idleA = a.rssMb();
 
     const scanServer = spawn(process.execPath, ['--import', 'tsx', 'bench/search-scan-server.ts', kls], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(scanServer);
@@ -146,14 +187,16 @@ export async function run(): Promise<void> {
     const cold = coldQueries(kls, 20_000);
     let sent = 0;
     const coldPath = (): string => `/api/jumpbar?mode=search&tenant=kantonsspital&q=${encodeURIComponent(cold[sent++ % cold.length] as string)}`;
-    await load(url, searchPaths, {}, 2); // warm-up (JIT, page cache); also fills the result cache with the 22 queries
-    const unseen = await load(url, coldPath);
-    console.log(`search COLD (each request a query not seen before, ${cold.length} distinct, ${sent} sent${sent > cold.length ? ', cycled: a repeat comes ' + String(cold.length) + ' requests later, past the 256-entry result cache' : ''}): ${describe(unseen)}`);
-    const indexed = await load(url, searchPaths);
+    const coldLabel = (): string =>
+      `${cold.length} distinct, ${sent} sent${sent > cold.length ? ', cycled: a repeat comes ' + String(cold.length) + ' requests later, past the 256-entry result cache' : ''}`;
+    await load(a.url, searchPaths, {}, 2); // warm-up (JIT, page cache); also fills the result cache with the 22 queries
+    const unseen = await load(a.url, coldPath);
+    console.log(`search COLD (each request a query not seen before, ${coldLabel()}): ${describe(unseen)}`);
+    const indexed = await load(a.url, searchPaths);
     console.log(`search WARM (22 queries repeated: result cache, full server): ${describe(indexed)}`);
     const scanned = await load(scanUrl, QUERIES.map((q) => `/scan?q=${encodeURIComponent(q)}`));
     console.log(`naive LIKE scan (bare HTTP server):  ${describe(scanned)}`);
-    const alone = await load(url, coldPath, {}, 5, 1);
+    const alone = await load(a.url, coldPath, {}, 5, 1);
     console.log(`search COLD over one connection (service time, no queueing): ${describe(alone)}`);
     for (const [label, r] of [['WARM', indexed], ['COLD', unseen]] as const) {
       console.log(
@@ -163,12 +206,31 @@ export async function run(): Promise<void> {
     }
 
     for (const [label, target] of [['logo', '/api/logo/kantonsspital'], ['report', '/api/reports/kantonsspital/monthly_controlling_2026_10']] as const) {
-      const etag = (await fetch(url + target)).headers.get('etag') as string;
-      const plain = await load(url, [target], {}, 5);
-      const revalidated = await load(url, [target], { 'if-none-match': etag }, 5);
+      const etag = (await fetch(a.url + target)).headers.get('etag') as string;
+      const plain = await load(a.url, [target], {}, 5);
+      const revalidated = await load(a.url, [target], { 'if-none-match': etag }, 5);
       console.log(`${label} 200: ${describe(plain)}`);
       console.log(`${label} 304 (If-None-Match): ${describe(revalidated)}`);
     }
+    const loadedA = a.rssMb();
+    await stop(a.child);
+    await stop(scanServer);
+
+    // Server B: the same files (sidecars reused) with SEARCH_MEMORY_MB=0: every search runs the sidecar's statements.
+    const b = await startServer(dataDir, { SEARCH_MEMORY_MB: '0' }, children);
+    const idleB = b.rssMb();
+    await load(b.url, searchPaths, {}, 2); // warm-up, as for A
+    sent = 0;
+    const statements = await load(b.url, coldPath);
+    console.log(`search COLD with SEARCH_MEMORY_MB=0 (${coldLabel()}): ${describe(statements)}`);
+    const statementsAlone = await load(b.url, coldPath, {}, 5, 1);
+    console.log(`search COLD with SEARCH_MEMORY_MB=0 over one connection: ${describe(statementsAlone)}`);
+    const loadedB = b.rssMb();
+    console.log(
+      `names in memory vs sidecar statements, COLD: ${fmt(unseen.rps / statements.rps, 2)}x the throughput, p95 ${fmt(unseen.p95)} vs ${fmt(statements.p95)} ms; ` +
+        `one connection p50 ${fmt(alone.p50, 2)} vs ${fmt(statementsAlone.p50, 2)} ms (${fmt(statementsAlone.p50 / alone.p50, 2)}x); ` +
+        `server RSS idle ${fmt(idleA, 0)} vs ${fmt(idleB, 0)} MB, after the loads ${fmt(loadedA, 0)} vs ${fmt(loadedB, 0)} MB`,
+    );
   } finally {
     for (const child of children) await stop(child);
     fs.rmSync(dataDir, { recursive: true, force: true });

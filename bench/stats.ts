@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+
 /** Percentile (0–100) of `values` by nearest rank. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;
@@ -10,3 +12,10 @@ export const median = (values: readonly number[]): number => percentile(values, 
 
 /** Rounds for printing. */
 export const fmt = (value: number, digits = 1): string => value.toFixed(digits);
+
+/** kB value of a /proc/<pid>/status field (VmRSS, VmHWM). */
+export function procStatusKb(pid: number, field: string): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  return match === null ? Number.NaN : Number(match[1]);
+}
