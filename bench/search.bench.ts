@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { generateDemo } from '../src/demo/generate.js';
-import { fmt, percentile, procStatusKb } from './stats.js';
+import { fmt, percentile, procCpuMs, procStatusKb } from './stats.js';
 import { serverArgs } from './server-command.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -53,8 +53,19 @@ function coldQueries(kls: string, wanted: number): string[] {
   return [...queries];
 }
 
-/** Runs autocannon and returns per-request latencies plus throughput; `paths` as a function gives each request its own path. */
-async function load(url: string, paths: string[] | (() => string), headers: Record<string, string> = {}, seconds = SECONDS, connections = CONNECTIONS) {
+/** The server behind a load: its URL and, to measure its CPU time, its process id. */
+interface Target {
+  url: string;
+  pid?: number;
+}
+
+/**
+ * Runs autocannon and returns per-request latencies plus throughput, and the server's CPU time (user + system)
+ * per request: on this two-core machine the client may be the bottleneck, and that figure is the server's own.
+ */
+async function load(target: Target, paths: string[] | (() => string), headers: Record<string, string> = {}, seconds = SECONDS, connections = CONNECTIONS) {
+  const { url, pid } = target;
+  const cpuBefore = pid === undefined ? Number.NaN : procCpuMs(pid);
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   const requests = typeof paths === 'function' ? [{ method: 'GET', setupRequest: (request: object) => ({ ...request, path: paths() }) }] : paths.map((p) => ({ method: 'GET', path: p }));
@@ -64,7 +75,11 @@ async function load(url: string, paths: string[] | (() => string), headers: Reco
     statuses.set(status, (statuses.get(status) ?? 0) + 1);
   });
   const result = await run;
-  return { p50: percentile(latencies, 50), p95: percentile(latencies, 95), rps: result.requests.average, count: latencies.length, statuses, errors: result.errors };
+  const cpuMs = pid === undefined ? Number.NaN : procCpuMs(pid) - cpuBefore;
+  return {
+    p50: percentile(latencies, 50), p95: percentile(latencies, 95), rps: result.requests.average, count: latencies.length, statuses, errors: result.errors,
+    cpuMsPerRequest: cpuMs / Math.max(1, latencies.length),
+  };
 }
 
 async function untilHealthy(url: string): Promise<void> {
@@ -97,12 +112,14 @@ const stop = (child: ChildProcess): Promise<void> =>
   });
 
 const describe = (r: Awaited<ReturnType<typeof load>>): string =>
-  `p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, ${fmt(r.rps, 0)} req/s (${r.count} requests, statuses ${[...r.statuses].map(([s, n]) => `${s}x${n}`).join(' ')})`;
+  `p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, ${fmt(r.rps, 0)} req/s (${r.count} requests, statuses ${[...r.statuses].map(([s, n]) => `${s}x${n}`).join(' ')})` +
+  (Number.isNaN(r.cpuMsPerRequest) ? '' : `, server CPU ${fmt(r.cpuMsPerRequest, 3)} ms per request`);
 
 /** A server started as `npm start` does, logging (LOG_LEVEL=info, the default) to a file the bench reads. */
 interface BenchServer {
   child: ChildProcess;
   url: string;
+  pid: number;
   /** Log lines with this message so far, parsed. */
   logged(message: string): Record<string, unknown>[];
   rssMb(): number;
@@ -125,6 +142,7 @@ async function startServer(dataDir: string, env: Record<string, string>, childre
   return {
     child,
     url,
+    pid: child.pid as number,
     logged: (message) =>
       fs
         .readFileSync(logFile, 'utf8')
@@ -151,7 +169,7 @@ export async function run(): Promise<void> {
     console.log(`demo data: 3 tenants, ${SEARCH_ITEMS} generated search items each (${fmt((Date.now() - generated) / 1000)} s)`);
 
     // Server A: as `npm start` runs it (folded names in memory, SEARCH_MEMORY_MB default).
-    const a = await startServer(dataDir, {}, children);
+    let a = await startServer(dataDir, {}, children);
     // The index of each tenant file is built in the background once the file is in service (one at a time),
     // then its names are read into memory; the load runs only after all three are done, so nothing competes.
     const healthy = performance.now();
@@ -177,6 +195,17 @@ export async function run(): Promise<void> {
         `(${names.map((n) => `${String(n['tenant'])} ${String(n['mb'])} MB in ${String(n['ms'])} ms`).join(', ')}); ` +
         `first search then ${fmt(performance.now() - firstStarted, 1)} ms`,
     );
+    // RSS is compared between servers that open finished sidecars: building them leaves memory behind too.
+    const buildRss = a.rssMb();
+    await stop(a.child);
+    const a2 = await startServer(dataDir, {}, children);
+    const restarted = performance.now();
+    await waitFor('search names in memory after a restart', () => a2.logged('search names in memory').length + a2.logged('search names left on disk').length >= demo.tenants.length);
+    console.log(
+      `restarted on the finished sidecars: names in memory again ${fmt(performance.now() - restarted, 0)} ms after /health answered ` +
+        `(RSS ${fmt(a2.rssMb(), 0)} MB; the server that built the sidecars: ${fmt(buildRss, 0)} MB)`,
+    );
+    a = a2;
     const idleA = a.rssMb();
 
     const scanServer = spawn(process.execPath, ['--import', 'tsx', 'bench/search-scan-server.ts', kls], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -189,14 +218,14 @@ export async function run(): Promise<void> {
     const coldPath = (): string => `/api/jumpbar?mode=search&tenant=kantonsspital&q=${encodeURIComponent(cold[sent++ % cold.length] as string)}`;
     const coldLabel = (): string =>
       `${cold.length} distinct, ${sent} sent${sent > cold.length ? ', cycled: a repeat comes ' + String(cold.length) + ' requests later, past the 256-entry result cache' : ''}`;
-    await load(a.url, searchPaths, {}, 2); // warm-up (JIT, page cache); also fills the result cache with the 22 queries
-    const unseen = await load(a.url, coldPath);
+    await load(a, searchPaths, {}, 2); // warm-up (JIT, page cache); also fills the result cache with the 22 queries
+    const unseen = await load(a, coldPath);
     console.log(`search COLD (each request a query not seen before, ${coldLabel()}): ${describe(unseen)}`);
-    const indexed = await load(a.url, searchPaths);
+    const indexed = await load(a, searchPaths);
     console.log(`search WARM (22 queries repeated: result cache, full server): ${describe(indexed)}`);
-    const scanned = await load(scanUrl, QUERIES.map((q) => `/scan?q=${encodeURIComponent(q)}`));
+    const scanned = await load({ url: scanUrl, pid: scanServer.pid }, QUERIES.map((q) => `/scan?q=${encodeURIComponent(q)}`));
     console.log(`naive LIKE scan (bare HTTP server):  ${describe(scanned)}`);
-    const alone = await load(a.url, coldPath, {}, 5, 1);
+    const alone = await load(a, coldPath, {}, 5, 1);
     console.log(`search COLD over one connection (service time, no queueing): ${describe(alone)}`);
     for (const [label, r] of [['WARM', indexed], ['COLD', unseen]] as const) {
       console.log(
@@ -207,8 +236,8 @@ export async function run(): Promise<void> {
 
     for (const [label, target] of [['logo', '/api/logo/kantonsspital'], ['report', '/api/reports/kantonsspital/monthly_controlling_2026_10']] as const) {
       const etag = (await fetch(a.url + target)).headers.get('etag') as string;
-      const plain = await load(a.url, [target], {}, 5);
-      const revalidated = await load(a.url, [target], { 'if-none-match': etag }, 5);
+      const plain = await load(a, [target], {}, 5);
+      const revalidated = await load(a, [target], { 'if-none-match': etag }, 5);
       console.log(`${label} 200: ${describe(plain)}`);
       console.log(`${label} 304 (If-None-Match): ${describe(revalidated)}`);
     }
@@ -219,15 +248,16 @@ export async function run(): Promise<void> {
     // Server B: the same files (sidecars reused) with SEARCH_MEMORY_MB=0: every search runs the sidecar's statements.
     const b = await startServer(dataDir, { SEARCH_MEMORY_MB: '0' }, children);
     const idleB = b.rssMb();
-    await load(b.url, searchPaths, {}, 2); // warm-up, as for A
+    await load(b, searchPaths, {}, 2); // warm-up, as for A
     sent = 0;
-    const statements = await load(b.url, coldPath);
+    const statements = await load(b, coldPath);
     console.log(`search COLD with SEARCH_MEMORY_MB=0 (${coldLabel()}): ${describe(statements)}`);
-    const statementsAlone = await load(b.url, coldPath, {}, 5, 1);
+    const statementsAlone = await load(b, coldPath, {}, 5, 1);
     console.log(`search COLD with SEARCH_MEMORY_MB=0 over one connection: ${describe(statementsAlone)}`);
     const loadedB = b.rssMb();
     console.log(
-      `names in memory vs sidecar statements, COLD: ${fmt(unseen.rps / statements.rps, 2)}x the throughput, p95 ${fmt(unseen.p95)} vs ${fmt(statements.p95)} ms; ` +
+      `names in memory vs sidecar statements, COLD: ${fmt(unseen.rps / statements.rps, 2)}x the throughput, p95 ${fmt(unseen.p95)} vs ${fmt(statements.p95)} ms, ` +
+        `server CPU ${fmt(unseen.cpuMsPerRequest, 3)} vs ${fmt(statements.cpuMsPerRequest, 3)} ms per request; ` +
         `one connection p50 ${fmt(alone.p50, 2)} vs ${fmt(statementsAlone.p50, 2)} ms (${fmt(statementsAlone.p50 / alone.p50, 2)}x); ` +
         `server RSS idle ${fmt(idleA, 0)} vs ${fmt(idleB, 0)} MB, after the loads ${fmt(loadedA, 0)} vs ${fmt(loadedB, 0)} MB`,
     );
