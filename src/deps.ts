@@ -57,7 +57,7 @@ export async function createDeps(config: Config, log: Logger): Promise<OwnedDeps
   const root = projectRoot();
   const contract = loadContractDocument(root);
   const tenants = new TenantRegistry(config.klsDir, config.klsMode, log);
-  const searchIndexes = new SearchIndexes(log.child({ component: 'search' }), searchHitCheck(contract.document), config.searchMemoryBytes);
+  const searchIndexes = new SearchIndexes(log.child({ component: 'search' }), searchHitCheck(contract), config.searchMemoryBytes);
   // Every file put in service gets its search index built in the background, before its first search.
   tenants.onInstalled((entry) => prebuildSearchIndex(tenants, searchIndexes, entry.compositeId));
   const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log) : null;

@@ -60,6 +60,7 @@ export async function buildSearchIndex(kls: Database.Database, target: string, i
     const meta = db.prepare('INSERT INTO index_info VALUES (?, ?)');
     meta.run('format', INDEX_FORMAT);
     meta.run('fingerprint', info.fingerprint);
+    meta.run('contract', info.checkHit.contract);
     meta.run('items', String(count));
     db.close();
     fs.renameSync(temp, target);
@@ -88,7 +89,7 @@ async function copyItems(kls: Database.Database, db: Database.Database, checkHit
         kind: row['kind'], item_id: itemId, name_en: text('name_en'), name_de: text('name_de'), name_fr: text('name_fr'),
         description_en: text('description_en'), description_de: text('description_de'), description_fr: text('description_fr'), meta: text('meta'),
       });
-      const problem = checkHit(hit);
+      const problem = checkHit.check(hit);
       if (problem !== null) throw new Error(`search item ${row['kind']} "${itemId}" breaks the contract's SearchItem: ${problem}`);
       insert.run(SEARCH_KINDS.indexOf(row['kind']), sortKey, row['kind'], itemId, JSON.stringify(hit), ...folds);
     }

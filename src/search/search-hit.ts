@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Document } from 'openapi-backend';
+import type { ContractDocument } from '../contract-document.js';
 import { localizedText, optionalLocalizedText, type LocalizedText } from './localized.js';
 import type { SearchKind } from './search-kinds.js';
 
@@ -45,8 +46,13 @@ function parseObject(text: string | null): Record<string, unknown> | null {
   }
 }
 
-/** Checks one hit against the contract; answers what is wrong, or null when it is a valid `SearchItem`. */
-export type SearchHitCheck = (hit: SearchHit) => string | null;
+/** The contract's check of one hit, and which contract it is. */
+export interface SearchHitCheck {
+  /** Identity of the contract document checked against (its ETag): a sidecar checked against another one is rebuilt. */
+  readonly contract: string;
+  /** What is wrong with `hit`, or null when it is a valid `SearchItem`. */
+  check(hit: SearchHit): string | null;
+}
 
 const checks = new WeakMap<object, SearchHitCheck>();
 
@@ -54,15 +60,18 @@ const checks = new WeakMap<object, SearchHitCheck>();
  * The contract's `SearchItem` schema as a check (one per document). The schema is compiled on the first hit
  * checked, in the first index build, so that compiling it (~60 ms) does not delay the server's start.
  */
-export function searchHitCheck(document: Document): SearchHitCheck {
-  const cached = checks.get(document);
+export function searchHitCheck(contract: ContractDocument): SearchHitCheck {
+  const cached = checks.get(contract.document);
   if (cached !== undefined) return cached;
   let validate: ValidateFunction | undefined;
-  const check: SearchHitCheck = (hit) => {
-    validate ??= compileSearchItem(document);
-    return validate(hit) ? null : (validate.errors ?? []).map((e) => `${e.instancePath || '(item)'} ${e.message ?? 'is invalid'}`).join('; ');
+  const check: SearchHitCheck = {
+    contract: contract.jsonEtag,
+    check(hit) {
+      validate ??= compileSearchItem(contract.document);
+      return validate(hit) ? null : (validate.errors ?? []).map((e) => `${e.instancePath || '(item)'} ${e.message ?? 'is invalid'}`).join('; ');
+    },
   };
-  checks.set(document, check);
+  checks.set(contract.document, check);
   return check;
 }
 

@@ -185,7 +185,10 @@ export class SearchIndexes {
   private async open(source: IndexSource): Promise<SearchIndex> {
     const file = sidecarPath(source.dir, source.generation);
     const info = fs.existsSync(file) ? SearchIndex.readInfo(file) : null;
-    if (info !== null && source.fingerprint !== null && info['format'] === INDEX_FORMAT && info['fingerprint'] === source.fingerprint) {
+    const reusable =
+      info !== null && source.fingerprint !== null && info['format'] === INDEX_FORMAT && info['fingerprint'] === source.fingerprint &&
+      info['contract'] === this.checkHit.contract; // hits checked against another contract are checked again
+    if (reusable) {
       return SearchIndex.open(file, source.generation);
     }
     const started = performance.now();

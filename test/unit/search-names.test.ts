@@ -12,7 +12,7 @@ import { SEARCH_KINDS } from '../../src/search/search-kinds.js';
 import { KLS_COLUMNS, buildKls, searchRow } from '../helpers/kls-builder.js';
 import { tempDir } from '../helpers/server.js';
 
-const checkHit = searchHitCheck(loadContractDocument(process.cwd()).document);
+const checkHit = searchHitCheck(loadContractDocument(process.cwd()));
 
 /** Names that stress folding, byte order and trigram edges: accents, ligatures, astral and CJK letters, NUL, short names. */
 const ODD_NAMES = [
@@ -149,13 +149,37 @@ describe('search names in memory', () => {
     }
   });
 
+  it('reuses a sidecar checked against the same contract and rebuilds one checked against another', async () => {
+    const db = new Database(path.join(dir, 'kls.sqlite'), { readonly: true });
+    const own = path.join(dir, 'contract');
+    fs.mkdirSync(own);
+    const source = { compositeId: 'lab.names', dir: own, generation: 1, fingerprint: 'f', db };
+    const inodeAfter = async (contract: string): Promise<number> => {
+      const indexes = new SearchIndexes(pino({ level: 'silent' }), { contract, check: checkHit.check }, 0);
+      try {
+        await indexes.search(source, 'kosten');
+      } finally {
+        indexes.close();
+      }
+      expect(SearchIndex.readInfo(sidecarPath(own, 1))).to.include({ contract });
+      return fs.statSync(sidecarPath(own, 1)).ino;
+    };
+    try {
+      const first = await inodeAfter('contract-a');
+      expect(await inodeAfter('contract-a')).to.equal(first);
+      expect(await inodeAfter('contract-b')).to.not.equal(first);
+    } finally {
+      db.close();
+    }
+  });
+
   it('fails the build, leaving no file, when a hit breaks the contract', async () => {
     const source = new Database(path.join(dir, 'kls.sqlite'), { readonly: true });
     const target = path.join(dir, 'search-index.g9.sqlite');
     try {
       let error: unknown;
       try {
-        await buildSearchIndex(source, target, { fingerprint: 'f', checkHit: (hit) => (hit.id === 'odd_3' ? '/name/en must be shorter' : null) });
+        await buildSearchIndex(source, target, { fingerprint: 'f', checkHit: { contract: 'test', check: (hit) => (hit.id === 'odd_3' ? '/name/en must be shorter' : null) } });
       } catch (err) {
         error = err;
       }

@@ -31,10 +31,11 @@ describe('search index', () => {
       });
       const source = new Database(kls, { readonly: true });
       const target = path.join(dir, 'search-index.g1.sqlite');
-      await buildSearchIndex(source, target, { fingerprint: 'f1', checkHit: searchHitCheck(loadContractDocument(process.cwd()).document) });
+      const checkHit = searchHitCheck(loadContractDocument(process.cwd()));
+      await buildSearchIndex(source, target, { fingerprint: 'f1', checkHit });
       source.close();
       expect(fs.readdirSync(dir).sort()).to.deep.equal(['kls.sqlite', 'search-index.g1.sqlite']);
-      expect(SearchIndex.readInfo(target)).to.include({ format: INDEX_FORMAT, fingerprint: 'f1', items: '3' });
+      expect(SearchIndex.readInfo(target)).to.include({ format: INDEX_FORMAT, fingerprint: 'f1', items: '3', contract: checkHit.contract });
       const index = SearchIndex.open(target, 1);
       try {
         const search = (q: string) => index.search(q).parse();
