@@ -36,7 +36,10 @@ export interface Config {
   /** Time limit of one checker or compiler answer (SIGNAL_TOOL_TIMEOUT_MS). */
   readonly signalToolTimeoutMs: number;
   readonly responseValidation: boolean;
-  /** SEARCH_MEMORY_MB in bytes: budget for search names held in memory over all tenants (0: always the sidecar). */
+  /**
+   * SEARCH_MEMORY_MB in bytes: budget for search names held in memory over all tenants (0: always the sidecar).
+   * The default, 128 MB, holds the names of about three tenants of 200,000 search items each.
+   */
   readonly searchMemoryBytes: number;
   readonly corsOrigins: readonly string[];
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -156,7 +156,7 @@ export class NameIndex {
     const kind = this.kinds[rank];
     if (kind === null || kind === undefined || limit <= 0) return [];
     const { text, sortedNames, sortedItems } = kind;
-    // first name >= folded
+    // the first name >= query
     let low = 0;
     let high = sortedNames.length;
     while (low < high) {

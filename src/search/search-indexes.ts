@@ -30,9 +30,6 @@ const FILE_PATTERN = /^search-index\.g(\d+)\.sqlite(\.tmp-.*)?$/;
 /** Temporary files older than this are leftovers of a build that died (another process's build may be running). */
 const STALE_TEMP_MS = 10 * 60 * 1000;
 
-/** Default of SEARCH_MEMORY_MB: the names of about three tenants of 200,000 search items each. */
-export const DEFAULT_NAMES_BUDGET_BYTES = 128 * 1024 * 1024;
-
 /** File name of the sidecar of one generation: `search-index.g<generation>.sqlite` beside the KLS. */
 export const sidecarPath = (dir: string, generation: number): string => path.join(dir, `search-index.g${generation}.sqlite`);
 
@@ -56,7 +53,7 @@ export class SearchIndexes {
     /** The contract's SearchItem check, run on every hit when a sidecar is built. */
     private readonly checkHit: SearchHitCheck,
     /** Budget for in-memory names over all open indexes (SEARCH_MEMORY_MB); an index past it searches its sidecar. */
-    readonly namesBudgetBytes: number = DEFAULT_NAMES_BUDGET_BYTES,
+    readonly namesBudgetBytes: number,
     /** Results per (tenant, generation, folded query); shared between requests, never mutated. */
     readonly cache: SearchResultCache = new SearchResultCache(),
   ) {}
