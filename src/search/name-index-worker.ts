@@ -2,7 +2,7 @@
 // the main thread kind by kind, transferring the buffers; everything else it allocated goes when it ends.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { kindNamesSteps, toTransfer, type NameWorkerData, type NameWorkerMessage } from './name-index.js';
+import { buildKindNames, toTransfer, type NameWorkerData, type NameWorkerMessage } from './name-index.js';
 import { SEARCH_KINDS } from './search-kinds.js';
 
 const port = parentPort!;
@@ -13,10 +13,7 @@ try {
   // the reads are sequential scans: a small page cache keeps this thread's native memory small
   db.pragma('cache_size = -2000');
   for (let rank = 0; rank < SEARCH_KINDS.length; rank++) {
-    const steps = kindNamesSteps(db, rank);
-    let step = steps.next();
-    while (step.done !== true) step = steps.next(); // this thread has nothing else to do between steps
-    const names = step.value;
+    const names = buildKindNames(db, rank);
     if (names === null) continue;
     const { message, transfer } = toTransfer(rank, names);
     send(message, transfer);

@@ -260,10 +260,9 @@ function eachTrigram(text: Uint8Array, start: number, end: number, masks: Map<nu
 /**
  * Builds one kind's names (in the names worker) in three parts that hold no per-posting JS objects: the text
  * (read from the sidecar), the postings (counted, then filled into typed arrays and encoded), the sorted names
- * (read in order from `name_keys`). A generator that pauses every CHUNK rows or items, so that a caller on a
- * busy thread could interleave other work; the worker runs it straight through.
+ * (read in order from `name_keys`).
  */
-export function* kindNamesSteps(db: Database.Database, rank: number): Generator<void, KindNames | null, void> {
+export function buildKindNames(db: Database.Database, rank: number): KindNames | null {
   const kind = SEARCH_KINDS[rank]!;
   const range = db.prepare('SELECT min(id) AS first, max(id) AS last FROM items WHERE kind = ?').get(kind) as { first: number | null; last: number | null };
   if (range.first === null || range.last === null) return null;
@@ -288,7 +287,6 @@ export function* kindNamesSteps(db: Database.Database, rank: number): Generator<
       }
       next = id + 1;
     }
-    yield;
   }
   for (let item = next - first; item <= count; item++) starts[item] = offset;
   const text = new Uint8Array(offset);
@@ -309,7 +307,6 @@ export function* kindNamesSteps(db: Database.Database, rank: number): Generator<
         counts[list]! += 1;
       }
     });
-    if (item % CHUNK === CHUNK - 1) yield;
   }
   const fillAt = new Uint32Array(counts.length + 1);
   for (let list = 0; list < counts.length; list++) fillAt[list + 1] = fillAt[list]! + counts[list]!;
@@ -324,7 +321,6 @@ export function* kindNamesSteps(db: Database.Database, rank: number): Generator<
       items[at] = item;
       itemMasks[at] = mask;
     });
-    if (item % CHUNK === CHUNK - 1) yield;
   }
   // fillAt[k] now ends list k; list k starts where list k - 1 ends
   const listCount = lists.size;
