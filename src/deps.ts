@@ -10,6 +10,7 @@ import { readGitIdentity, type GitIdentity } from './identity/git-identity.js';
 import type { Logger } from './logger.js';
 import { projectRoot } from './project-root.js';
 import { TenantRegistry, type TenantEntry } from './tenants/registry.js';
+import type { Tenants } from './tenants/tenants.js';
 // The SDKs (@octokit/rest, @anthropic-ai/sdk, minio) and the modules importing them are loaded with import()
 // on first use only (about 35 MB of an idle server's RSS otherwise); `import type` costs nothing at run time.
 import type { CodeHost } from './drift/code-host.js';
@@ -26,7 +27,8 @@ export interface Deps {
   readonly log: Logger;
   readonly buildLabel: BuildLabel;
   readonly contract: ContractDocument;
-  readonly tenants: TenantRegistry;
+  /** The tenants a request may use: the registry itself, or (with sign-in) the caller's scope of it. */
+  readonly tenants: Tenants;
   /** KLS store mode: the object-store sync (status, refresh); null in local mode. */
   readonly store: KlsStore | null;
   readonly appDb: AppDatabase;
@@ -46,6 +48,8 @@ export interface Deps {
 
 /** Deps plus the means to release them on shutdown. */
 export interface OwnedDeps extends Deps {
+  /** The registry of every tenant (scans, swaps, shutdown). */
+  readonly tenants: TenantRegistry;
   close(): Promise<void>;
 }
 

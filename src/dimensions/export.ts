@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
-import type { TenantRegistry } from '../tenants/registry.js';
+import type { Tenants } from '../tenants/tenants.js';
 import { CsvExportStream, rowChunks, type CsvChunks } from './csv-export-stream.js';
 import { findDimensionTable, type DimensionTable } from './dimension-table.js';
 import { countRows, openExportConnection } from './export-connection.js';
@@ -37,7 +37,7 @@ export interface ExportRequest {
  * connection of its own (an open iterator would make the tenant's shared connection refuse pragmas and
  * exec), holds a registry lease until the stream ends or is destroyed, and throws 400 for bad options.
  */
-export async function startDimensionExport(tenants: TenantRegistry, request: ExportRequest): Promise<DimensionExport | { missing: string }> {
+export async function startDimensionExport(tenants: Tenants, request: ExportRequest): Promise<DimensionExport | { missing: string }> {
   const lease = tenants.lease(tenants.resolve(request.tenant));
   let db: Database.Database | null = null;
   try {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Deps } from '../deps.js';
 import type { KlsStore } from '../store/kls-store.js';
+import { toMb, type TenantEntry } from '../tenants/registry.js';
 
 /** Local-mode health (design.md section 10). */
 export interface LocalHealth {
@@ -61,7 +62,7 @@ export async function checkHealth(deps: Deps): Promise<HealthOutcome> {
       mode: 'local',
       version,
       db: { tenants: ready, appDb: 'ok' },
-      sizeMb: deps.tenants.totalSizeMb(),
+      sizeMb: totalSizeMb(tenants),
     },
   };
 }
@@ -81,7 +82,12 @@ function storeHealth(deps: Deps, store: KlsStore, version: string, fail: (error:
       downloading: tenants.filter((t) => t.status === 'downloading').length,
       errors,
       initialized: store.initialized,
-      sizeMb: deps.tenants.totalSizeMb(),
+      sizeMb: totalSizeMb(tenants),
     },
   };
+}
+
+/** Total size of the tenant files in service, in MB. */
+function totalSizeMb(tenants: readonly TenantEntry[]): number {
+  return toMb(tenants.reduce((sum, e) => sum + (e.stamp?.size ?? 0), 0));
 }

@@ -1,4 +1,4 @@
-import type { TenantRegistry } from '../tenants/registry.js';
+import type { Tenants } from '../tenants/tenants.js';
 
 /** One jumpbar tenant: composite ID, display name, where its file comes from. */
 export interface TenantListItem {
@@ -7,6 +7,6 @@ export interface TenantListItem {
   source: 'local' | 'store';
 }
 
-/** Every known tenant for the jumpbar (design.md section 10). */
-export const listTenants = (tenants: TenantRegistry): TenantListItem[] =>
+/** Every tenant in the caller's scope, for the jumpbar (design.md section 10). */
+export const listTenants = (tenants: Tenants): TenantListItem[] =>
   tenants.list().map((t) => ({ id: t.compositeId, name: t.displayName, source: tenants.source }));

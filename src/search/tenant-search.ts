@@ -1,5 +1,6 @@
 import { HttpProblem } from '../http/errors.js';
-import type { KlsLease, TenantEntry, TenantRegistry } from '../tenants/registry.js';
+import type { KlsLease, TenantEntry } from '../tenants/registry.js';
+import type { Tenants } from '../tenants/tenants.js';
 import type { IndexSource, SearchIndexes } from './search-indexes.js';
 import type { EncodedResults } from './search-index.js';
 
@@ -15,7 +16,7 @@ function sourceOf(entry: TenantEntry, lease: KlsLease): IndexSource {
 }
 
 /** Queues the index build of a tenant's current generation, so that its first search does not wait for it. */
-export function prebuildSearchIndex(tenants: TenantRegistry, indexes: SearchIndexes, compositeId: string): void {
+export function prebuildSearchIndex(tenants: Tenants, indexes: SearchIndexes, compositeId: string): void {
   indexes.prepare(() => {
     const entry = tenants.get(compositeId);
     if (entry === undefined) return null;
@@ -33,7 +34,7 @@ export function prebuildSearchIndex(tenants: TenantRegistry, indexes: SearchInde
  * Searches one tenant (slug or composite ID): 400/404/409 from the registry, 503 while its file is not
  * usable or its search index cannot be built.
  */
-export async function searchTenant(tenants: TenantRegistry, indexes: SearchIndexes, tenant: string, query: string): Promise<EncodedResults> {
+export async function searchTenant(tenants: Tenants, indexes: SearchIndexes, tenant: string, query: string): Promise<EncodedResults> {
   const entry = tenants.resolve(tenant, { in: 'query', name: 'tenant' });
   const lease = tenants.lease(entry);
   try {

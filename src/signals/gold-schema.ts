@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { GoldSchema } from './definition-rules.js';
-import type { TenantRegistry } from '../tenants/registry.js';
+import type { Tenants } from '../tenants/tenants.js';
 
 /** The tenant's Gold tables (registered in `gold_tables` and present in sqlite_master) and their columns. */
 export function readGoldSchema(db: Database.Database, tenant: string): GoldSchema {
@@ -44,7 +44,7 @@ export function isApplicable(contract: unknown, gold: GoldSchema): boolean {
 }
 
 /** The Gold schema of the tenant named in a request body (400/404/409/503 from the registry), or null without one. */
-export async function goldSchemaOf(tenants: TenantRegistry, tenant: string | undefined): Promise<GoldSchema | null> {
+export async function goldSchemaOf(tenants: Tenants, tenant: string | undefined): Promise<GoldSchema | null> {
   if (tenant === undefined) return null;
   return tenants.withKls(tenant, (db, entry) => readGoldSchema(db, entry.compositeId));
 }

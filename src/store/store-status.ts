@@ -1,5 +1,6 @@
 import type { components } from '../../generated/openapi.js';
-import { toMb, type TenantEntry, type TenantRegistry } from '../tenants/registry.js';
+import { toMb, type TenantEntry } from '../tenants/registry.js';
+import type { Tenants } from '../tenants/tenants.js';
 import type { KlsStore } from './kls-store.js';
 
 type StoreStatusActive = components['schemas']['StoreStatusActive'];
@@ -22,8 +23,8 @@ export function toApiStoreTenant(entry: TenantEntry, store: KlsStore): StoreTena
   };
 }
 
-/** The store-mode answer of GET /api/store-status. */
-export function toApiStoreStatus(registry: TenantRegistry, store: KlsStore): StoreStatusActive {
+/** The store-mode answer of GET /api/store-status, over the tenants `registry` shows (the caller's). */
+export function toApiStoreStatus(registry: Tenants, store: KlsStore): StoreStatusActive {
   const tenants = registry.list().map((entry) => toApiStoreTenant(entry, store));
   return {
     active: true,

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { HttpProblem, invalidRequest, tenantUnavailable } from '../http/errors.js';
+import { HttpProblem, tenantUnavailable } from '../http/errors.js';
 import type { Logger } from '../logger.js';
 import { KlsHandle } from './kls-handle.js';
-import { SLUG_PATTERN, compositeIdOf, parseTenantRef } from './tenant-ref.js';
+import { SLUG_PATTERN, compositeIdOf } from './tenant-ref.js';
+import { EVERY_TENANT, type TenantScope } from './tenant-scope.js';
+import { resolveTenant, withLeasedKls, type TenantInput, type Tenants } from './tenants.js';
 
 /** Per-tenant state (design.md section 5). */
 export type TenantStatus = 'pending' | 'downloading' | 'ready' | 'error';
@@ -52,7 +54,9 @@ export const toMb = (bytes: number): number => Math.round((bytes / 1048576) * 10
 const RETRY_AFTER_SECONDS = 5;
 
 /** Tenants found under KLS_DIR as `<pack>/<slug>/kls.sqlite`: resolution, leases and swaps. */
-export class TenantRegistry {
+export class TenantRegistry implements Tenants {
+  /** The registry itself sees every tenant; requests see it through a ScopedTenants of their caller. */
+  readonly scope: TenantScope = EVERY_TENANT;
   private readonly entries = new Map<string, TenantEntry>();
   private readonly installedListeners: ((entry: TenantEntry) => void)[] = [];
 
@@ -73,23 +77,8 @@ export class TenantRegistry {
   }
 
   /** Resolves a slug or composite ID: 400 malformed, 404 unknown, 409 ambiguous slug. */
-  resolve(value: string, where: { in: 'path' | 'query' | 'body'; name: string } = { in: 'path', name: 'tenant' }): TenantEntry {
-    const ref = parseTenantRef(value);
-    if (ref === null) {
-      throw invalidRequest([{ ...where, message: 'must be a tenant slug or a <pack>.<slug> composite ID' }]);
-    }
-    if (ref.kind === 'composite') {
-      const entry = this.entries.get(compositeIdOf(ref.pack, ref.slug));
-      if (entry === undefined) throw new HttpProblem('tenant-not-found', `unknown tenant "${value}"`);
-      return entry;
-    }
-    const matches = this.list().filter((e) => e.slug === ref.slug);
-    if (matches.length === 0) throw new HttpProblem('tenant-not-found', `unknown tenant "${value}"`);
-    if (matches.length > 1) {
-      const ids = matches.map((e) => e.compositeId).join(', ');
-      throw new HttpProblem('ambiguous-tenant', `tenant slug "${value}" is in several packs; use one of: ${ids}`);
-    }
-    return matches[0]!;
+  resolve(value: string, where?: TenantInput): TenantEntry {
+    return resolveTenant(this, value, where);
   }
 
   /** Leases the current connection of a ready tenant; 503 with Retry-After when it has none yet. */
@@ -107,13 +96,8 @@ export class TenantRegistry {
   }
 
   /** Runs `read` on a leased connection of the tenant named by `value`, releasing it afterwards. */
-  async withKls<T>(value: string, read: (db: Database.Database, entry: TenantEntry) => T | Promise<T>): Promise<T> {
-    const lease = this.lease(this.resolve(value));
-    try {
-      return await read(lease.db, lease.entry);
-    } finally {
-      lease.release();
-    }
+  withKls<T>(value: string, read: (db: Database.Database, entry: TenantEntry) => T | Promise<T>): Promise<T> {
+    return withLeasedKls(this, value, read);
   }
 
   /** Stats the tenant's file (no query); in local mode a replaced file is swapped in first. */
@@ -236,11 +220,6 @@ export class TenantRegistry {
     this.entries.delete(compositeId);
     entry.handle?.retire();
     this.log.info({ tenant: compositeId }, 'tenant removed');
-  }
-
-  /** Total size of the tenant files in service, in MB. */
-  totalSizeMb(): number {
-    return toMb(this.list().reduce((sum, e) => sum + (e.stamp?.size ?? 0), 0));
   }
 
   /** Closes every connection (shutdown). */
