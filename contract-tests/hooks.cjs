@@ -2,6 +2,9 @@
 // either set up here so the server really answers that status, or skipped for a stated reason:
 //  - the operation is on the server's not-implemented list (passed in NOT_IMPLEMENTED_OPS by run.ts);
 //  - the status cannot be produced in local mode (printed per transaction).
+// The server runs with sign-in (AUTH_MODE=oidc): run.ts passes bearer tokens of its local OpenID provider in
+// CONTRACT_TOKENS, and every transaction of an operation that needs a token carries the admin token unless its
+// status is about the token (401: none, 403: a token without roles, 429: a token whose limit is spent).
 const hooks = require('hooks');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -13,6 +16,9 @@ const NOT_IMPLEMENTED_MODES = JSON.parse(process.env.NOT_IMPLEMENTED_MODES || '{
 const DATA_DIR = process.env.CONTRACT_DATA_DIR;
 const KLS_DIR = process.env.CONTRACT_KLS_DIR;
 const UNKNOWN_TENANT = 'no-such-tenant';
+/** `{admin, noRole, limited: {[operationId]: token}}`; empty when the server runs without sign-in. */
+const TOKENS = JSON.parse(process.env.CONTRACT_TOKENS || '{}');
+const ADMIN = TOKENS.admin ? { Authorization: `Bearer ${TOKENS.admin}` } : {};
 const AMBIGUOUS_TENANT = 'rehaklinik';
 
 const doc = YAML.parse(fs.readFileSync(path.join(__dirname, '..', 'openapi.yaml'), 'utf8'));
@@ -33,6 +39,11 @@ for (const [template, item] of Object.entries(doc.paths)) {
   }
 }
 routes.sort((a, b) => b.literal - a.literal);
+
+/** True when the operation needs a bearer token with sign-in (its effective `security` is not empty). */
+function needsToken(route) {
+  return (route.op.security || doc.security || []).length > 0;
+}
 
 function routeOf(transaction) {
   const pathname = transaction.request.uri.split('?')[0];
@@ -99,7 +110,7 @@ function breakInput(transaction, route) {
 }
 
 function fetchEtag(transaction, done) {
-  const req = http.request({ host: transaction.host, port: transaction.port, path: transaction.request.uri, method: 'GET' }, (res) => {
+  const req = http.request({ host: transaction.host, port: transaction.port, path: transaction.request.uri, method: 'GET', headers: { ...ADMIN } }, (res) => {
     res.resume();
     res.on('end', () => {
       const etag = res.headers.etag;
@@ -153,11 +164,11 @@ function useFullSchema(transaction, route, status) {
   }
 }
 
-/** A JSON request to the server under test (for setups that create resources first). */
-function request(transaction, method, uri, body) {
+/** A JSON request to the server under test (for setups that create resources first), as the admin by default. */
+function request(transaction, method, uri, body, extraHeaders = ADMIN) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers = payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+    const headers = { ...extraHeaders, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }) };
     const req = http.request({ host: transaction.host, port: transaction.port, path: uri, method, headers }, (res) => {
       let text = '';
       res.on('data', (chunk) => (text += chunk));
@@ -206,6 +217,7 @@ hooks.beforeEach((transaction, done) => {
   const operationId = route.op.operationId;
   const status = Number(transaction.expected.statusCode);
   transaction.operationId = operationId;
+  if (TOKENS.admin && needsToken(route)) transaction.request.headers.Authorization = ADMIN.Authorization;
   if (NOT_IMPLEMENTED.has(operationId)) {
     skip(transaction, 'not implemented in this build (server 501 list)');
     return done();
@@ -251,7 +263,8 @@ hooks.beforeEach((transaction, done) => {
         transaction.afterSetup = cleanup;
       },
       breakInput: () => breakInput(transaction, route),
-      request: (method, uri, body) => request(transaction, method, uri, body),
+      request: (method, uri, body, headers) => request(transaction, method, uri, body, headers),
+      tokens: TOKENS,
       skip: (reason) => skip(transaction, reason),
       generic: () => new Promise((resolve) => genericSetup(transaction, route, operationId, status, resolve)),
     };
@@ -293,6 +306,21 @@ function genericSetup(transaction, route, operationId, status, done) {
     case 415:
       transaction.request.headers['Content-Type'] = 'text/plain';
       return done();
+    case 401:
+      // no token at all: the bare challenge
+      if (!TOKENS.admin) skip(transaction, 'the server runs without sign-in (AUTH_MODE=none)');
+      delete transaction.request.headers.Authorization;
+      return done();
+    case 403:
+      // a valid token that grants no role of this server
+      if (!TOKENS.noRole) skip(transaction, 'the server runs without sign-in (AUTH_MODE=none)');
+      else transaction.request.headers.Authorization = `Bearer ${TOKENS.noRole}`;
+      return done();
+    case 429:
+      return spendLimit(transaction, operationId).then(() => done(), (err) => {
+        transaction.fail = `setup failed: ${err.message}`;
+        done();
+      });
     case 501:
       return done();
     case 503:
@@ -302,6 +330,22 @@ function genericSetup(transaction, route, operationId, status, done) {
       skip(transaction, `no way to provoke ${status} against a healthy server`);
       return done();
   }
+}
+
+/**
+ * Sends the transaction's own request with a token of its own subject until the server answers 429, so that the
+ * transaction itself is refused; every request counts against a per-minute limit whatever it answers.
+ */
+async function spendLimit(transaction, operationId) {
+  const token = TOKENS.limited && TOKENS.limited[operationId];
+  if (!token) throw new Error(`run.ts passed no limited token for ${operationId}`);
+  transaction.request.headers.Authorization = `Bearer ${token}`;
+  const body = transaction.request.body ? JSON.parse(transaction.request.body) : undefined;
+  for (let i = 0; i < 200; i++) {
+    const res = await request(transaction, transaction.request.method, transaction.request.uri, body, { Authorization: `Bearer ${token}` });
+    if (res.status === 429) return;
+  }
+  throw new Error('200 requests did not reach the limit');
 }
 
 hooks.afterEach((transaction, done) => {

@@ -1,5 +1,9 @@
-// `npm run test:contract`: generates demo data, starts the real server on a free port, runs Dredd against it
-// with contract-tests/hooks.cjs, stops the server, and prints one closing line `contract: N passed, N failed`.
+// `npm run test:contract`: generates demo data, starts a local OpenID provider and the real server with sign-in
+// (AUTH_MODE=oidc) on free ports, runs Dredd against it with contract-tests/hooks.cjs (which get bearer tokens
+// of that provider), stops the server, and prints one closing line `contract: N passed, N failed`. The server's
+// log goes to a file, printed when Dredd fails. Without sign-in the same operations are checked by mocha.
+
+import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +12,7 @@ import { generateDemo } from '../src/demo/generate.js';
 import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_MODES } from '../src/http/not-implemented.js';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import { demoRepoBehaviours, startFakeGitHub } from '../test/helpers/fake-github.js';
+import { OidcProvider } from '../test/helpers/oidc-provider.js';
 import { freePort } from '../test/helpers/ports.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -26,6 +31,24 @@ async function waitForHealth(url: string, deadline: number): Promise<void> {
   throw new Error(`server at ${url} did not become healthy`);
 }
 
+/** Copies a demo tenant to `ost.bulk` and gives it the dimension `bulk` of 300,000 rows (about 25 MB of CSV). */
+function addBulkTenant(klsDir: string): void {
+  const dir = path.join(klsDir, 'ost', 'bulk');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.copyFileSync(path.join(klsDir, 'ost', 'kantonsspital', 'kls.sqlite'), path.join(dir, 'kls.sqlite'));
+  const db = new Database(path.join(dir, 'kls.sqlite'));
+  try {
+    db.exec(`
+      CREATE TABLE dim_bulk AS
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
+        SELECT i AS bulk_id, printf('bulk row %06d with enough text to make each line of the export about eighty bytes', i) AS label FROM n;
+      INSERT INTO dimensions (entity, table_name, label_en, label_de, label_fr) VALUES ('bulk', 'dim_bulk', 'Bulk', 'Masse', 'Masse');
+    `);
+  } finally {
+    db.close();
+  }
+}
+
 async function main(): Promise<number> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-contract-'));
   generateDemo({ out: dataDir });
@@ -41,18 +64,38 @@ async function main(): Promise<number> {
   // A tenant whose file the hooks delete to see db-status answer 503.
   fs.mkdirSync(path.join(klsDir, 'ost', 'vanishing'), { recursive: true });
   fs.copyFileSync(path.join(klsDir, 'ost', 'kantonsspital', 'kls.sqlite'), path.join(klsDir, 'ost', 'vanishing', 'kls.sqlite'));
+  // A tenant with a dimension of 300,000 rows: exports of it that are not read stay running (429 setup).
+  addBulkTenant(klsDir);
   const gitConfig = path.join(dataDir, 'gitconfig');
   fs.writeFileSync(gitConfig, '[user]\n\tname = Contract Tester\n\temail = contract@example.org\n');
 
+  const provider = await OidcProvider.start();
+  const tokens = {
+    admin: await provider.token({ sub: 'dredd-admin', name: 'Contract Tester', roles: ['admin'], tenants: ['*'] }, { expiresIn: 3600 }),
+    noRole: await provider.token({ sub: 'dredd-no-role', roles: ['auditor'], tenants: ['*'] }, { expiresIn: 3600 }),
+    // one subject per limited operation, so that spending its limit leaves every other transaction alone
+    limited: Object.fromEntries(
+      await Promise.all(
+        ['createNarrative', 'exportDimension', 'validateSignalDefinition', 'compileSignalDefinition'].map(async (op) => [
+          op,
+          await provider.token({ sub: `dredd-limited-${op}`, roles: ['admin'], tenants: ['*'] }, { expiresIn: 3600 }),
+        ]),
+      ),
+    ),
+  };
+
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  const serverLog = path.join(dataDir, 'server.log');
+  const logFd = fs.openSync(serverLog, 'a');
   const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: {
       ...process.env, PORT: String(port), DATA_DIR: dataDir, KLS_DIR: klsDir, LOG_LEVEL: 'error', GIT_CONFIG_GLOBAL: gitConfig,
       GITHUB_API_URL: github.url, GITHUB_TOKEN: '', ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: anthropicKey,
+      AUTH_MODE: 'oidc', OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience,
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', logFd, logFd],
   });
   const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
   try {
@@ -69,6 +112,7 @@ async function main(): Promise<number> {
         CONTRACT_DATA_DIR: dataDir,
         CONTRACT_KLS_DIR: klsDir,
         CONTRACT_FAKE_ANTHROPIC_URL: anthropic.url,
+        CONTRACT_TOKENS: JSON.stringify(tokens),
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -84,12 +128,15 @@ async function main(): Promise<number> {
       return 1;
     }
     const [, passing, failing, errors, skippedCount] = summary.map(Number);
+    const failed = code !== 0 || failing! + errors! > 0 || passing === 0;
+    if (failed) console.log(`server log (last 60 lines):\n${fs.readFileSync(serverLog, 'utf8').split('\n').slice(-60).join('\n')}`);
     console.log(`contract: ${passing} passed, ${failing! + errors!} failed, ${skippedCount} skipped`);
-    return code !== 0 || failing! + errors! > 0 || passing === 0 ? 1 : 0;
+    return failed ? 1 : 0;
   } finally {
     server.kill('SIGTERM');
     await exited;
-    await Promise.all([github.close(), anthropic.close()]);
+    fs.closeSync(logFd);
+    await Promise.all([github.close(), anthropic.close(), provider.close()]);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

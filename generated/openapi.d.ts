@@ -47,16 +47,23 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Git identity of the current user
-         * @description Returns `user.name` and `user.email` from git configuration. With `tenant` and
-         *     `GIT_WORKSPACES_DIR` set, the tenant's work tree `<GIT_WORKSPACES_DIR>/<slug>`
-         *     is asked first; otherwise the global git configuration (honouring
-         *     `GIT_CONFIG_GLOBAL`), never the server's working directory. A value that is
-         *     not set is `null`.
+         * Identity of the current user
+         * @description Without sign-in: `user.name` and `user.email` from git configuration. With
+         *     `tenant` and `GIT_WORKSPACES_DIR` set, the tenant's work tree
+         *     `<GIT_WORKSPACES_DIR>/<slug>` is asked first; otherwise the global git
+         *     configuration (honouring `GIT_CONFIG_GLOBAL`), never the server's working
+         *     directory. A value that is not set is `null`. `roles` are all three and
+         *     `tenants` is `["*"]`.
          *
-         *     Without `tenant` no tenant errors can occur; with it: 404 unknown tenant, 409
-         *     ambiguous slug. The tenant's database is not read, so a tenant still
-         *     downloading in store mode is answered normally.
+         *     With sign-in (`AUTH_MODE=oidc`): the caller as the token describes it (`name`,
+         *     else `sub`; `email`), its roles and its tenants claim. This is also the author
+         *     the server records for the caller's writes.
+         *
+         *     Without `tenant` no tenant errors can occur; with it: 404 unknown tenant (or a
+         *     tenant outside the tenants claim), 409 ambiguous slug. The tenant's database is
+         *     not read, so a tenant still downloading in store mode is answered normally.
+         *
+         *     **Role** (with sign-in): `viewer`.
          */
         get: operations["getIdentity"];
         put?: never;
@@ -92,6 +99,9 @@ export interface paths {
          *     is `error` with a message; its previous file, if it had one, stays in service.
          *     Tenants that vanished from the store leave the list. Sent with
          *     `Cache-Control: no-store`.
+         *
+         *     **Role** (with sign-in): `viewer`. `tenants[]` and the flags and byte counts
+         *     cover only the tenants in the token's tenants claim.
          */
         get: operations["getStoreStatus"];
         put?: never;
@@ -116,6 +126,8 @@ export interface paths {
          *     download (store mode) or first open (local mode) makes it 1 and each later swap
          *     of the tenant's `kls.sqlite` adds one. In local mode this call also notices a
          *     file replaced on disk and swaps it in. Sent with `Cache-Control: no-store`.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["getDbStatus"];
         put?: never;
@@ -183,6 +195,10 @@ export interface paths {
          *     mode, is 400 with an `errors[]` entry naming the parameter. Tenant errors
          *     (404, 409, 503) apply to `search` and `summary`; `search` also answers 503
          *     (with `Retry-After`) when the tenant's search index cannot be built.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim;
+         *     `mode=tenants` lists only those tenants, and a slug is judged ambiguous only
+         *     among them.
          */
         get: operations["getJumpbar"];
         put?: never;
@@ -217,6 +233,8 @@ export interface paths {
          *
          *     404 when the tenant is unknown or has no logo in either place. 503 while the
          *     tenant file is not usable (the database logo is looked up first).
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["getTenantLogo"];
         put?: never;
@@ -252,6 +270,8 @@ export interface paths {
          *
          *     404 when the tenant is unknown, the tenant file holds no such artifact, or its
          *     `graph_json` is not a JSON object. 503 while the tenant file is not usable.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["getPipelineArtifact"];
         put?: never;
@@ -290,6 +310,8 @@ export interface paths {
          *     400 when `report_key` does not match its pattern (lowercase letters, digits and
          *     underscores, at most 100). 404 when the tenant is unknown or the tenant file
          *     holds no report with that key. 503 while the tenant file is not usable.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["getReport"];
         put?: never;
@@ -326,6 +348,8 @@ export interface paths {
          *     only from the registry and the file's schema.
          *
          *     404 when the tenant is unknown; 503 while its file is not usable.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["explainEntity"];
         put?: never;
@@ -358,6 +382,8 @@ export interface paths {
          *
          *     404 when the tenant is unknown or its file has no finding with that ID (also
          *     when it has no `findings` table). 503 while the tenant file is not usable.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["explainFinding"];
         put?: never;
@@ -403,6 +429,9 @@ export interface paths {
          *     from the language-model API (an HTTP error, no connection, an answer without
          *     text), or no answer within the time limit, is 502; its `detail` names the HTTP
          *     status or error type only, never the key or the upstream message.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim. At
+         *     most `NARRATIVE_PER_MINUTE` narratives per minute per caller, else 429.
          */
         post: operations["createNarrative"];
         delete?: never;
@@ -446,6 +475,8 @@ export interface paths {
          *     its build commit may differ): 5 minutes for `in_sync` and `behind`, 30 seconds
          *     for the other statuses. `Cache-Control: private, max-age=<n>` gives the seconds
          *     left (at most 300, or 30). Concurrent requests for one tenant share one call.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["getDrift"];
         put?: never;
@@ -472,6 +503,8 @@ export interface paths {
          *     (`status: completed`); unchanged ETags transfer nothing, a running download of a
          *     tenant in scope is joined, tenants that vanished from the store leave the list.
          *     Local mode: `{"status": "skipped", "reason": ...}`.
+         *
+         *     **Role** (with sign-in): `admin`, with the scope rules of `POST /api/refresh`.
          */
         get: operations["refreshStoreViaGet"];
         put?: never;
@@ -511,6 +544,11 @@ export interface paths {
          *     omitted. 400 when `scope` is `pack` or `tenant` without the name it needs; 404
          *     for a pack or tenant the server does not know (a pack new in the store is
          *     picked up by scope `all`); 409 for an ambiguous tenant slug.
+         *
+         *     **Role** (with sign-in): `admin`. Scope `all` needs `*` in the token's tenants
+         *     claim and scope `pack` needs `<pack>.*` (or `*`): otherwise 403, or 404 when the
+         *     token grants no tenant of that pack. Scope `tenant` needs the tenant in the
+         *     claim (404 otherwise).
          */
         post: operations["refreshStore"];
         delete?: never;
@@ -533,6 +571,8 @@ export interface paths {
          *     the tenant's composite ID, so a slug and its composite ID list the same views;
          *     they survive restarts and refreshes of the tenant file, which need not be
          *     readable (no 503). 404 for an unknown tenant.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["listViews"];
         /**
@@ -542,6 +582,8 @@ export interface paths {
          *     with neither `name` nor `params`, nothing changes and `ok` tells whether the
          *     view exists. Same limits as creating a view (`params` at most 65,536 bytes as
          *     JSON: 400). 404 for an unknown tenant.
+         *
+         *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim.
          */
         put: operations["updateView"];
         /**
@@ -553,12 +595,17 @@ export interface paths {
          *
          *     Limits: `name` 1 to 200 characters, `author` 200, `params` at most 65,536 bytes
          *     as JSON (400 beyond it), the whole body 1 MiB (413). 404 for an unknown tenant.
+         *
+         *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim. The
+         *     author the server records is the caller (an `author` in the body is ignored).
          */
         post: operations["createView"];
         /**
          * Delete a saved view
          * @description Deletes the view. `ok` is `false` when the tenant has no view with that
          *     `view_id` (not an HTTP error). 404 for an unknown tenant.
+         *
+         *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim.
          */
         delete: operations["deleteView"];
         options?: never;
@@ -584,6 +631,8 @@ export interface paths {
          *     `applicable`: a signal is applicable when its source table and the columns it
          *     uses exist in that tenant's Gold tables. A file that cannot be read or parsed is
          *     still listed, with `error` set and the fields it could not provide `null`.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["listSignalDefinitions"];
         put?: never;
@@ -610,6 +659,8 @@ export interface paths {
          *     404 when the tenant is unknown or no definition has that `probe_id`; 409 for
          *     an ambiguous tenant slug; 400 when `probe_id` breaks the pattern (nothing
          *     outside the four AFS folders is ever read).
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["loadSignalDefinition"];
         put?: never;
@@ -644,6 +695,9 @@ export interface paths {
          *     parse (nesting deeper than 16 levels and more than 8 aliases count as not
          *     parsing), or its `probe_id` differs. 409 when the file exists and `force` is
          *     not `true`. 413 for a body over 1 MiB.
+         *
+         *     **Role** (with sign-in): `admin` (the signal definitions are shared by all
+         *     tenants).
          */
         post: operations["saveSignalDefinition"];
         delete?: never;
@@ -680,6 +734,10 @@ export interface paths {
          *     an argument. 502 when the checker crashes, exceeds its time limit
          *     (`SIGNAL_TOOL_TIMEOUT_MS`, default 10 s) or prints more than 1 MiB or an
          *     answer that is not `{valid, errors}`.
+         *
+         *     **Role** (with sign-in): `viewer`; `tenant`, when given, must be in the token's
+         *     tenants claim. At most `SIGNAL_TOOLS_PER_MINUTE` validations and compilations
+         *     per minute per caller (both operations together), else 429.
          */
         post: operations["validateSignalDefinition"];
         delete?: never;
@@ -717,6 +775,10 @@ export interface paths {
          *     the YAML on standard input. 502 when the compiler crashes, exceeds its time
          *     limit (`SIGNAL_TOOL_TIMEOUT_MS`, default 10 s) or prints more than 1 MiB or an
          *     answer that is not `{ok, sql}` / `{ok, errors}`.
+         *
+         *     **Role** (with sign-in): `viewer`; `tenant`, when given, must be in the token's
+         *     tenants claim. At most `SIGNAL_TOOLS_PER_MINUTE` validations and compilations
+         *     per minute per caller (both operations together), else 429.
          */
         post: operations["compileSignalDefinition"];
         delete?: never;
@@ -743,6 +805,8 @@ export interface paths {
          *     and its composite ID reach the same notebook); it survives restarts and
          *     refreshes of the tenant file, which need not be readable (no 503). 404 for an
          *     unknown tenant.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["getNotebook"];
         put?: never;
@@ -779,6 +843,9 @@ export interface paths {
          *     titles, names and authors 200), at most 30 members per cell, a cell at most
          *     65,536 bytes as JSON (400 beyond it), the whole body 1 MiB (413). 404 for an
          *     unknown tenant.
+         *
+         *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim. The
+         *     author the server records is the caller (an `author` in the body is ignored).
          */
         post: operations["addNotebookCell"];
         delete?: never;
@@ -823,6 +890,9 @@ export interface paths {
          *     one transaction holding the write lock, so concurrent changes are not lost.
          *
          *     404 when the tenant is unknown or the notebook has no cell with that ID.
+         *
+         *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim. The
+         *     author the server records is the caller (an `author` in the body is ignored).
          */
         put: operations["updateNotebookCell"];
         post?: never;
@@ -832,6 +902,8 @@ export interface paths {
          *     their order.
          *
          *     404 when the tenant is unknown or the notebook has no cell with that ID.
+         *
+         *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim.
          */
         delete: operations["deleteNotebookCell"];
         options?: never;
@@ -857,6 +929,9 @@ export interface paths {
          *
          *     404 when the tenant is unknown, or the notebook has no cell with that ID, or
          *     the cell is not a discussion.
+         *
+         *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim. The
+         *     author the server records is the caller (an `author` in the body is ignored).
          */
         post: operations["addDiscussionReply"];
         delete?: never;
@@ -885,6 +960,8 @@ export interface paths {
          * @description Summaries of all notes of the tenant (no cells, but `cell_count`), most recently
          *     updated first. Notes live in the app database under the tenant's composite ID;
          *     the tenant file need not be readable (no 503). 404 for an unknown tenant.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["listNotes"];
         put?: never;
@@ -895,6 +972,9 @@ export interface paths {
          *     when not given. Limits: `title` 1 to 200 characters, at most 20 tags of 1 to 50
          *     characters (400 beyond them), the whole body 1 MiB (413). 404 for an unknown
          *     tenant.
+         *
+         *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim. The
+         *     note's author is the caller, not the git identity.
          */
         post: operations["createNote"];
         delete?: never;
@@ -928,6 +1008,8 @@ export interface paths {
          * @description The full note; `cells` is an array of `Cell` objects in display order.
          *
          *     404 when the tenant is unknown or the tenant has no note with that ID.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["getNote"];
         /**
@@ -939,6 +1021,9 @@ export interface paths {
          *     neither. `ok` is `false` when the note or the cell does not exist (not an HTTP
          *     error). A merged cell that breaks its type's schema or the cell size limit is
          *     400 (nothing changes). 404 for an unknown tenant.
+         *
+         *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim. A
+         *     changed cell's author becomes the caller (an `author` in `updates` is ignored).
          */
         put: operations["updateNote"];
         /**
@@ -955,6 +1040,10 @@ export interface paths {
          *     400 when the body has neither `cell` nor `reply` with `cell_id`, or both, or
          *     `cell_id` without `reply`. 404 when the tenant is unknown, the note does not
          *     exist, or (for a reply) `cell_id` is not a discussion cell of the note.
+         *
+         *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim. The
+         *     author of an added cell or reply is the caller (an `author` in the cell or the
+         *     reply is ignored).
          */
         post: operations["addToNote"];
         /**
@@ -962,6 +1051,8 @@ export interface paths {
          * @description With `cell_id`, deletes only that cell; without it, deletes the whole note with
          *     its cells. `ok` is `false` when the note or the cell does not exist (not an HTTP
          *     error). 404 for an unknown tenant.
+         *
+         *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim.
          */
         delete: operations["deleteNote"];
         options?: never;
@@ -989,6 +1080,8 @@ export interface paths {
          *     404 when the tenant is unknown, the tenant has no such taxonomy, or `node_id` is
          *     not a node of it (only checked when `q` is absent). 409 for an ambiguous tenant
          *     slug; 503 while the tenant's file cannot be read.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["listTaxonomyMembers"];
         put?: never;
@@ -1015,6 +1108,8 @@ export interface paths {
          *
          *     404 when the tenant is unknown; 409 for an ambiguous tenant slug; 503 while the
          *     tenant's file cannot be read.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["getMemberMappings"];
         put?: never;
@@ -1044,6 +1139,8 @@ export interface paths {
          *     404 when the tenant is unknown, `a` or `b` is not a taxonomy of the tenant, or
          *     `nodeA` (`nodeB`) is not a node of `a` (`b`). 409 for an ambiguous tenant slug;
          *     503 while the tenant's file cannot be read.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["listSharedMembers"];
         put?: never;
@@ -1078,6 +1175,8 @@ export interface paths {
          *
          *     404 when the tenant is unknown or `a` or `b` is not a taxonomy of the tenant.
          *     409 for an ambiguous tenant slug; 503 while the tenant's file cannot be read.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["getTaxonomyFanout"];
         put?: never;
@@ -1117,6 +1216,8 @@ export interface paths {
          *
          *     404 when the tenant is unknown or `a` or `b` is not a taxonomy of the tenant.
          *     409 for an ambiguous tenant slug; 503 while the tenant's file cannot be read.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
         get: operations["getTaxonomyCardinality"];
         put?: never;
@@ -1186,6 +1287,9 @@ export interface paths {
          *     404 when the tenant is unknown or `entity` is not a registered dimension (or
          *     its registered table is missing). 409 for an ambiguous tenant slug; 503 while
          *     the tenant's file cannot be read.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim. At
+         *     most `EXPORTS_PER_CALLER` exports running at once per caller, else 429.
          */
         get: operations["exportDimension"];
         put?: never;
@@ -1650,18 +1754,43 @@ export interface components {
             /** @description Build label of the running server, when known. */
             version?: components["schemas"]["BuildLabel"];
         };
-        /** @description The git identity (`user.name`, `user.email`). */
+        /**
+         * @description Who the server takes the caller to be, and what it may do. Without sign-in: the
+         *     git identity (`user.name`, `user.email`), every role and every tenant. With
+         *     sign-in: the token's claims.
+         */
         Identity: {
             /**
-             * @description `user.name`, `null` when not set.
+             * @description Without sign-in `user.name`, `null` when not set; with sign-in the token's
+             *     `name` claim, else its `sub`.
              * @example Anna Muster
              */
             name: string | null;
             /**
-             * @description `user.email`, `null` when not set.
+             * @description Without sign-in `user.email`, `null` when not set; with sign-in the token's
+             *     `email` claim, `null` when absent.
              * @example anna.muster@kantonsspital.example
              */
             email: string | null;
+            /**
+             * @description The caller's roles, each role listed with those it includes (`admin` comes
+             *     with `editor` and `viewer`). Without sign-in all three.
+             * @example [
+             *       "viewer",
+             *       "editor"
+             *     ]
+             */
+            roles: ("viewer" | "editor" | "admin")[];
+            /**
+             * @description The caller's tenants as the tenants claim grants them, normalised and sorted:
+             *     `*` (every tenant), `<pack>.*` (a whole pack) or composite IDs. Without sign-in
+             *     `["*"]`. Entries of other forms grant nothing and are left out.
+             * @example [
+             *       "ost.*",
+             *       "west.rehaklinik"
+             *     ]
+             */
+            tenants: string[];
         };
         /** @description Store status; `active` tells the two shapes apart. */
         StoreStatus: components["schemas"]["StoreStatusInactive"] | components["schemas"]["StoreStatusActive"];
@@ -3517,6 +3646,90 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description With sign-in (`AUTH_MODE=oidc`) only: no bearer token was sent, or the token is
+         *     malformed, expired (`exp`), not yet valid (`nbf`), signed by no key of the
+         *     provider or with an algorithm other than an asymmetric one (`none` and HMAC are
+         *     refused), issued by another issuer (`iss`) or meant for another audience (`aud`).
+         *     `WWW-Authenticate` carries the RFC 6750 challenge (with `error="invalid_token"`
+         *     when a token was sent); `detail` names the failed check and never repeats the
+         *     token. Nothing was changed.
+         */
+        Unauthorized: {
+            headers: {
+                "X-Build-Label": components["headers"]["XBuildLabel"];
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/unauthorized",
+                 *       "title": "Sign-in required",
+                 *       "status": 401,
+                 *       "detail": "the token has expired (exp)",
+                 *       "instance": "/api/views",
+                 *       "requestId": "01JD2X6V4S8K9Q3M7N5P0R2T4W"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description With sign-in (`AUTH_MODE=oidc`) only: the token is valid but does not grant the
+         *     role the operation needs (see the operation's description), or (refresh) the
+         *     scope is wider than the token's tenants claim. `WWW-Authenticate` carries
+         *     `error="insufficient_scope"`. Nothing was changed. A tenant outside the tenants
+         *     claim is not a 403 but a 404, exactly like a tenant that does not exist.
+         */
+        Forbidden: {
+            headers: {
+                "X-Build-Label": components["headers"]["XBuildLabel"];
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/forbidden",
+                 *       "title": "Forbidden",
+                 *       "status": 403,
+                 *       "detail": "createView needs the role editor; the token grants the roles viewer",
+                 *       "instance": "/api/views",
+                 *       "requestId": "01JD2X6V4S8K9Q3M7N5P0R2T4W"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The caller has reached its limit of this costly work (per caller: the token's
+         *     `sub` with sign-in, the client address without): narratives per minute
+         *     (`NARRATIVE_PER_MINUTE`, default 10), signal validations and compilations per
+         *     minute together (`SIGNAL_TOOLS_PER_MINUTE`, default 60), exports running at once
+         *     (`EXPORTS_PER_CALLER`, default 2). Repeat after `Retry-After` seconds. Nothing
+         *     was done.
+         */
+        TooManyRequests: {
+            headers: {
+                "X-Build-Label": components["headers"]["XBuildLabel"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/too-many-requests",
+                 *       "title": "Too many requests",
+                 *       "status": 429,
+                 *       "detail": "at most 10 narratives per minute per caller; retry in 42 s",
+                 *       "instance": "/api/explain-narrative",
+                 *       "requestId": "01JD2X6V4S8K9Q3M7N5P0R2T4W"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The operation is part of the contract but not implemented in this build. */
         NotImplemented: {
             headers: {
@@ -3874,6 +4087,14 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description RFC 6750 challenge: `Bearer realm="analytics-desk"` when no token was sent,
+         *     `Bearer realm="analytics-desk", error="invalid_token"` when the token failed a
+         *     check (401), `Bearer realm="analytics-desk", error="insufficient_scope"` when the
+         *     token lacks the role (403).
+         * @example Bearer realm="analytics-desk", error="invalid_token"
+         */
+        WwwAuthenticate: string;
+        /**
          * @description Build label of the server that answered: `v<major>.<minor>.<patch>` and the UTC
          *     build time `YYYY-MM-DD HH:MM`. Sent on every response.
          * @example v0.1.0 2026-11-21 09:30
@@ -3884,7 +4105,10 @@ export interface components {
          *     artifact and report `public, max-age=3600`; drift `private, max-age=<seconds left>`
          *     (at most 300; at most 30 for failure statuses); db-status, store-status and
          *     dimension export `no-store`; `/openapi.yaml`, `/openapi.json` and `/docs` `no-cache`; docs
-         *     assets `public, max-age=86400`.
+         *     assets `public, max-age=86400`. With sign-in (`AUTH_MODE=oidc`) every response of
+         *     an operation that needs a token is `private` instead of `public` (also sent when
+         *     the operation sets no policy) and carries `Vary: Authorization`: no shared cache
+         *     stores it.
          * @example public, max-age=3600
          */
         CacheControl: string;
@@ -3900,7 +4124,8 @@ export interface components {
          */
         ContentDisposition: string;
         /**
-         * @description Seconds after which the request is worth repeating (the tenant file's download is expected to be done).
+         * @description Seconds after which the request is worth repeating: the tenant file's download
+         *     is expected to be done (503), or the caller's limit allows the next call (429).
          * @example 5
          */
         RetryAfter: number;
@@ -4020,13 +4245,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "name": "Anna Muster",
-                     *       "email": "anna.muster@kantonsspital.example"
+                     *       "email": "anna.muster@kantonsspital.example",
+                     *       "roles": [
+                     *         "viewer",
+                     *         "editor"
+                     *       ],
+                     *       "tenants": [
+                     *         "ost.*"
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Identity"];
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -4057,6 +4291,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     getDbStatus: {
@@ -4094,6 +4330,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -4173,6 +4411,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -4213,6 +4453,8 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -4276,6 +4518,8 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -4334,6 +4578,8 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             416: components["responses"]["RangeNotSatisfiable"];
@@ -4420,6 +4666,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -4509,6 +4757,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -4563,10 +4813,13 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             /**
              * @description The narrative cannot be generated now: either the server setting
@@ -4648,6 +4901,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -4685,6 +4940,8 @@ export interface operations {
         responses: {
             200: components["responses"]["RefreshOk"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -4731,6 +4988,8 @@ export interface operations {
         responses: {
             200: components["responses"]["RefreshOk"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -4791,6 +5050,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -4817,6 +5078,8 @@ export interface operations {
         responses: {
             200: components["responses"]["BooleanOk"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -4882,6 +5145,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -4911,6 +5176,8 @@ export interface operations {
         responses: {
             200: components["responses"]["BooleanOk"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -4986,6 +5253,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -5029,6 +5298,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -5075,6 +5346,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5116,10 +5389,13 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5160,10 +5436,13 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5187,6 +5466,8 @@ export interface operations {
         responses: {
             200: components["responses"]["NotebookOk"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -5245,6 +5526,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5289,6 +5572,8 @@ export interface operations {
         responses: {
             200: components["responses"]["NotebookOk"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5319,6 +5604,8 @@ export interface operations {
         responses: {
             200: components["responses"]["NotebookOk"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -5379,6 +5666,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5432,6 +5721,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -5494,6 +5785,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5573,6 +5866,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -5615,6 +5910,8 @@ export interface operations {
         responses: {
             200: components["responses"]["BooleanOk"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5674,6 +5971,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5710,6 +6009,8 @@ export interface operations {
         responses: {
             200: components["responses"]["BooleanOk"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -5778,6 +6079,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -5869,6 +6172,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -5982,6 +6287,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -6059,6 +6366,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -6129,6 +6438,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["TenantUnavailable"];
@@ -6197,8 +6508,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["TenantUnavailable"];
         };
     };

@@ -1,3 +1,4 @@
+import { recordedAuthor } from '../src/auth/caller.js';
 import type { Deps } from '../src/deps.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { problemResult } from '../src/http/results.js';
@@ -8,7 +9,7 @@ export async function addDiscussionReply(input: Input<'addDiscussionReply'>, dep
   const tenant = deps.tenants.resolve(input.path.tenant);
   const cellId = input.path.cell_id;
   const { author, text, date } = input.body;
-  const outcome = await replyInNotebook(deps.appDb.dataSource, tenant.compositeId, cellId, { author, text, date });
+  const outcome = await replyInNotebook(deps.appDb.dataSource, tenant.compositeId, cellId, { author: recordedAuthor(input.caller, author) ?? author, text, date });
   if (outcome === 'no-cell') return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${cellId}`);
   if (outcome === 'not-discussion') return problemResult('not-found', `cell ${cellId} is not a discussion; only discussion cells take replies`);
   return { status: 201, body: { notebook: outcome } };

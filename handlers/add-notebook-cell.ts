@@ -1,3 +1,4 @@
+import { recordedAuthor } from '../src/auth/caller.js';
 import type { Deps } from '../src/deps.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { cellRules } from '../src/notebooks/cell-rules.js';
@@ -6,9 +7,9 @@ import { appendNotebookCell } from '../src/notebooks/notebook.js';
 /** POST /{tenant}/api/notebook/cells: appends a cell; 201 with the updated notebook. */
 export async function addNotebookCell(input: Input<'addNotebookCell'>, deps: Deps): Promise<Result<'addNotebookCell'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
-  const notebook = await appendNotebookCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, {
+  const added = await appendNotebookCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, {
     cell: input.body.cell as Record<string, unknown>,
-    author: input.body.author,
+    author: recordedAuthor(input.caller, input.body.author),
   });
-  return { status: 201, body: { notebook } };
+  return { status: 201, body: { notebook: added.notebook }, touched: { cell_id: added.cellId } };
 }

@@ -1,3 +1,4 @@
+import { recordedAuthor } from '../src/auth/caller.js';
 import type { Deps } from '../src/deps.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { invalidRequest } from '../src/http/errors.js';
@@ -15,11 +16,12 @@ export async function addToNote(input: Input<'addToNote'>, deps: Deps): Promise<
   const { cell, reply, cell_id: cellId } = input.body;
   const noNote = () => problemResult('not-found', `tenant ${tenant.compositeId} has no note ${noteId}`);
   if (cell !== undefined && reply === undefined && cellId === undefined) {
-    const added = await appendNoteCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, noteId, cell as Record<string, unknown>);
-    return added === null ? noNote() : { status: 200, body: { cell_id: added } };
+    const author = recordedAuthor(input.caller, undefined);
+    const added = await appendNoteCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, noteId, cell as Record<string, unknown>, author);
+    return added === null ? noNote() : { status: 200, body: { cell_id: added }, touched: { cell_id: added } };
   }
   if (reply !== undefined && cellId !== undefined && cell === undefined) {
-    const author = reply.author ?? (await deps.identity(tenant)).name ?? UNKNOWN_AUTHOR;
+    const author = recordedAuthor(input.caller, reply.author) ?? (await deps.identity(tenant)).name ?? UNKNOWN_AUTHOR;
     const outcome = await replyInNote(deps.appDb.dataSource, tenant.compositeId, noteId, cellId, { author, text: reply.text, date: reply.date });
     if (outcome === 'no-note') return noNote();
     if (outcome === 'no-cell') return problemResult('not-found', `note ${noteId} has no cell ${cellId}`);

@@ -1,3 +1,4 @@
+import { assertRepliesUntouched, recordedAuthor } from '../src/auth/caller.js';
 import type { Deps } from '../src/deps.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { invalidRequest } from '../src/http/errors.js';
@@ -11,7 +12,8 @@ export async function updateNote(input: Input<'updateNote'>, deps: Deps): Promis
   const { cell_id: cellId, updates, title, tags } = input.body;
   const metadata = title !== undefined || tags !== undefined;
   if (cellId !== undefined && updates !== undefined && !metadata) {
-    const ok = await updateNoteCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, noteId, cellId, updates);
+    assertRepliesUntouched(input.caller, updates);
+    const ok = await updateNoteCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, noteId, cellId, updates, recordedAuthor(input.caller, undefined));
     return { status: 200, body: { ok } };
   }
   if (metadata && cellId === undefined && updates === undefined) {

@@ -1,3 +1,4 @@
+import { assertRepliesUntouched, recordedAuthor } from '../src/auth/caller.js';
 import type { Deps } from '../src/deps.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { problemResult } from '../src/http/results.js';
@@ -7,9 +8,10 @@ import { updateNotebookCell as changeCell } from '../src/notebooks/notebook.js';
 /** PUT /{tenant}/api/notebook/cells/{cell_id}: merges `updates` into the cell; 404 for an unknown cell. */
 export async function updateNotebookCell(input: Input<'updateNotebookCell'>, deps: Deps): Promise<Result<'updateNotebookCell'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
+  assertRepliesUntouched(input.caller, input.body.updates);
   const outcome = await changeCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, input.path.cell_id, {
     updates: input.body.updates,
-    author: input.body.author,
+    author: recordedAuthor(input.caller, input.body.author),
   });
   if (typeof outcome === 'string') return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${input.path.cell_id}`);
   return { status: 200, body: { notebook: outcome } };

@@ -2,6 +2,7 @@ import Koa from 'koa';
 import { handlers } from '../handlers/index.js';
 import type { Deps } from './deps.js';
 import { contractMiddleware, createContractBackend } from './http/adapter.js';
+import { auditTrail } from './http/audit.js';
 import { problemMiddleware } from './http/problem.js';
 import { cors, requestContext } from './http/request-context.js';
 
@@ -12,6 +13,7 @@ export async function createApp(deps: Deps): Promise<Koa> {
   app.proxy = false;
   app.silent = true;
   app.use(requestContext(deps.log, deps.buildLabel.label));
+  app.use(auditTrail(deps.log));
   app.use(problemMiddleware());
   app.use(cors(deps.config.corsOrigins));
   app.use(contractMiddleware(api, handlers, deps));

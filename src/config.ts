@@ -42,7 +42,33 @@ export interface Config {
    */
   readonly searchMemoryBytes: number;
   readonly corsOrigins: readonly string[];
+  /** Sign-in: none (a local desk: no token, identity from git) or OpenID Connect bearer tokens (docs in README). */
+  readonly auth: AuthConfig;
+  /** Limits on costly work per caller; 0 switches a limit off. */
+  readonly limits: CostLimitsConfig;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+/** AUTH_MODE and, for `oidc`, the OIDC_* variables. */
+export type AuthConfig =
+  | { readonly mode: 'none' }
+  | {
+      readonly mode: 'oidc';
+      /** OIDC_ISSUER exactly as given: `iss` must equal it; discovery is read below it. */
+      readonly issuer: string;
+      /** OIDC_AUDIENCE: `aud` must contain it. */
+      readonly audience: string;
+      readonly clockToleranceS: number;
+      /** Claim names (OIDC_TENANTS_CLAIM, OIDC_ROLES_CLAIM). */
+      readonly tenantsClaim: string;
+      readonly rolesClaim: string;
+    };
+
+/** NARRATIVE_PER_MINUTE, EXPORTS_PER_CALLER, SIGNAL_TOOLS_PER_MINUTE. */
+export interface CostLimitsConfig {
+  readonly narrativesPerMinute: number;
+  readonly exportsPerCaller: number;
+  readonly signalToolsPerMinute: number;
 }
 
 /** Thrown by loadConfig; the message is one line naming every bad variable. */
@@ -140,6 +166,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     appDbPath = dir(appDbUrl.slice('sqlite:'.length));
   }
 
+  const auth = authConfig(env, text, integer, oneOf, problems);
+
   const config: Config = {
     port,
     host,
@@ -173,6 +201,12 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     searchMemoryBytes: integer('SEARCH_MEMORY_MB', 128, 0, 1_048_576) * 1024 * 1024,
     responseValidation: oneOf('RESPONSE_VALIDATION', ['on', 'off'] as const, 'on') === 'on',
     corsOrigins: (text('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),
+    auth,
+    limits: {
+      narrativesPerMinute: integer('NARRATIVE_PER_MINUTE', 10, 0, 1_000_000),
+      exportsPerCaller: integer('EXPORTS_PER_CALLER', 2, 0, 10_000),
+      signalToolsPerMinute: integer('SIGNAL_TOOLS_PER_MINUTE', 60, 0, 1_000_000),
+    },
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
   };
   for (const origin of config.corsOrigins) {
@@ -180,4 +214,56 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * AUTH_MODE and the OIDC_* variables. OIDC_ISSUER must be https (http only on a loopback host, for a provider on
+ * the same machine); OIDC_* set while AUTH_MODE is not oidc is refused, so a forgotten AUTH_MODE cannot leave a
+ * server that was meant to ask for tokens open to everyone.
+ */
+function authConfig(
+  env: Env,
+  text: (name: string) => string | null,
+  integer: (name: string, fallback: number, min: number, max: number) => number,
+  oneOf: <T extends string>(name: string, allowed: readonly T[], fallback: T) => T,
+  problems: string[],
+): AuthConfig {
+  const mode = oneOf('AUTH_MODE', ['none', 'oidc'] as const, 'none');
+  const oidcNames = Object.keys(env).filter((name) => name.startsWith('OIDC_') && text(name) !== null);
+  if (mode === 'none') {
+    if (oidcNames.length > 0 && text('AUTH_MODE') === null) problems.push(`${oidcNames.sort().join(', ')} set but AUTH_MODE is not; set AUTH_MODE=oidc to require tokens`);
+    else if (oidcNames.length > 0) problems.push(`${oidcNames.sort().join(', ')} set but AUTH_MODE=none; remove them or set AUTH_MODE=oidc`);
+    return { mode: 'none' };
+  }
+  const issuer = text('OIDC_ISSUER');
+  if (issuer === null) problems.push('OIDC_ISSUER is required when AUTH_MODE=oidc');
+  else {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(issuer);
+    } catch {
+      parsed = null;
+    }
+    const secure = parsed !== null && (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)));
+    if (parsed === null || !secure || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '') {
+      problems.push(`OIDC_ISSUER must be an https URL without query or fragment (http only on a loopback host) (got "${issuer}")`);
+    }
+  }
+  const audience = text('OIDC_AUDIENCE');
+  if (audience === null) problems.push('OIDC_AUDIENCE is required when AUTH_MODE=oidc');
+  const claimName = (name: string, fallback: string): string => {
+    const value = text(name) ?? fallback;
+    if (!/^[\x21-\x7e]{1,200}$/.test(value)) problems.push(`${name} must be a claim name of printable ASCII characters (got "${value}")`);
+    return value;
+  };
+  return {
+    mode: 'oidc',
+    issuer: issuer ?? '',
+    audience: audience ?? '',
+    clockToleranceS: integer('OIDC_CLOCK_TOLERANCE_S', 30, 0, 600),
+    tenantsClaim: claimName('OIDC_TENANTS_CLAIM', 'tenants'),
+    rolesClaim: claimName('OIDC_ROLES_CLAIM', 'roles'),
+  };
 }

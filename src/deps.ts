@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openAppDatabase, type AppDatabase } from './appdb/app-database.js';
+import { CostLimits } from './auth/cost-limits.js';
+import { createOidcVerifier, IssuerUnusable, type OidcTiming, type TokenVerifier } from './auth/oidc.js';
 import { readBuildLabel, type BuildLabel } from './build-label.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument, type ContractDocument } from './contract-document.js';
 import { readGitIdentity, type GitIdentity } from './identity/git-identity.js';
@@ -44,6 +46,10 @@ export interface Deps {
   readonly signalTools: SignalTools;
   /** Jumpbar search: one sidecar index per tenant generation, beside the KLS file. */
   readonly searchIndexes: SearchIndexes;
+  /** Bearer-token verification against the OpenID provider (AUTH_MODE=oidc); null without sign-in. */
+  readonly tokens: TokenVerifier | null;
+  /** Limits on costly work per caller (narratives, exports, signal tools). */
+  readonly limits: CostLimits;
 }
 
 /** Deps plus the means to release them on shutdown. */
@@ -57,8 +63,10 @@ export interface OwnedDeps extends Deps {
 const LOCAL_SCAN_INTERVAL_MS = 5000;
 
 /** Builds every dependency from the configuration: tenant registry, app database, contract, identity. */
-export async function createDeps(config: Config, log: Logger): Promise<OwnedDeps> {
+export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcTiming): Promise<OwnedDeps> {
   const root = projectRoot();
+  // First, so that an unusable identity provider stops the start before anything is opened.
+  const tokens = config.auth.mode === 'oidc' ? await openOidc(config.auth, log, oidcTiming) : null;
   const contract = loadContractDocument(root);
   const tenants = new TenantRegistry(config.klsDir, config.klsMode, log);
   const searchIndexes = new SearchIndexes(log.child({ component: 'search' }), searchHitCheck(contract), config.searchMemoryBytes);
@@ -92,6 +100,8 @@ export async function createDeps(config: Config, log: Logger): Promise<OwnedDeps
     ...createOutboundPorts(config, log),
     signalTools,
     searchIndexes,
+    tokens,
+    limits: new CostLimits(config.limits),
     async close() {
       clearInterval(scanTimer);
       searchIndexes.close();
@@ -101,6 +111,16 @@ export async function createDeps(config: Config, log: Logger): Promise<OwnedDeps
       await appDb.close();
     },
   };
+}
+
+/** The token verifier; a provider that cannot be used stops the start with a one-line configuration error. */
+async function openOidc(auth: Extract<Config['auth'], { mode: 'oidc' }>, log: Logger, timing?: OidcTiming): Promise<TokenVerifier> {
+  try {
+    return await createOidcVerifier(auth, log.child({ component: 'oidc' }), timing);
+  } catch (err) {
+    if (err instanceof IssuerUnusable) throw new ConfigError([`OIDC_ISSUER: ${err.message}`]);
+    throw err;
+  }
 }
 
 /** Memoises an asynchronous load; a failed load is tried again on the next call. */

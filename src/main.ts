@@ -58,6 +58,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

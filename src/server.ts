@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createDeps, type OwnedDeps } from './deps.js';
+import type { OidcTiming } from './auth/oidc.js';
 import type { Logger } from './logger.js';
 
 /** A listening server and the means to stop it gracefully. */
@@ -14,9 +15,12 @@ export interface RunningServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Builds deps and app, listens on config.host:config.port (0 = any free port). */
-export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  const deps = await createDeps(config, log);
+/**
+ * Builds deps and app, listens on config.host:config.port (0 = any free port). `oidcTiming` shortens the
+ * OpenID provider's key-fetch cooldown and start deadline for tests; the server's defaults otherwise.
+ */
+export async function startServer(config: Config, log: Logger, oidcTiming?: OidcTiming): Promise<RunningServer> {
+  const deps = await createDeps(config, log, oidcTiming);
   const app = await createApp(deps);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));

@@ -1,7 +1,10 @@
 // Setups for the Taxonomies and Dimensions operations (issue #5): each non-2xx transaction is made to fail
 // for the reason that belongs to the operation (unknown taxonomy, unknown dimension, unknown column), not
 // only through the tenant.
+const http = require('node:http');
+
 const BROKEN_TENANT = 'ost.kaputt'; // run.ts writes a kls.sqlite that is not SQLite: opening it fails
+const BULK_EXPORT = '/ost.bulk/dimensions/bulk/export'; // run.ts adds a dimension of 300,000 rows to this tenant
 const UNKNOWN_TAXONOMY = 'no_such_taxonomy';
 
 /** The tenant's file cannot be opened: every operation of this area needs it. */
@@ -37,6 +40,20 @@ module.exports = {
     400: (transaction, tools) => tools.setQuery('f.no_such_column', '1'),
     404: (transaction, tools) => replaceSegmentAfter(transaction, tools, 'dimensions', 'no_such_dimension'),
     503: brokenTenant,
+    // exports running at once per caller: large exports that are not read stay running until the transaction ends
+    429: async (transaction, tools) => {
+      const token = tools.tokens.limited && tools.tokens.limited.exportDimension;
+      if (!token) throw new Error('run.ts passed no limited token for exportDimension');
+      transaction.request.headers.Authorization = `Bearer ${token}`;
+      const held = [];
+      tools.after(() => held.forEach((req) => req.destroy()));
+      for (let i = 0; i < 10; i++) {
+        const { status, req } = await heldExport(transaction, token);
+        if (status === 429) return;
+        held.push(req);
+      }
+      throw new Error('10 running exports did not reach the limit');
+    },
   },
 };
 
@@ -46,4 +63,22 @@ function replaceSegmentAfter(transaction, tools, after, value) {
   uri.segments[uri.segments.indexOf(after) + 1] = value;
   transaction.request.uri = tools.joinUri(uri);
   transaction.fullPath = transaction.request.uri;
+}
+
+/** Starts the bulk export and stops reading after its first bytes (status 200), or reads a refusal to its end. */
+function heldExport(transaction, token) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: transaction.host, port: transaction.port, path: BULK_EXPORT, headers: { Authorization: `Bearer ${token}` } }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode, req }));
+        return;
+      }
+      res.once('data', () => {
+        res.pause();
+        resolve({ status: 200, req });
+      });
+    });
+    req.on('error', reject);
+  });
 }

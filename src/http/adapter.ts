@@ -3,7 +3,12 @@ import { OpenAPIBackend, type Context, type Document, type Operation } from 'ope
 import type { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { Readable } from 'node:stream';
+import { localCaller, type Caller } from '../auth/caller.js';
+import { LIMITED_OPERATIONS } from '../auth/cost-limits.js';
 import type { Deps } from '../deps.js';
+import { ScopedTenants } from '../tenants/tenants.js';
+import { accessRules, anonymousCaller, authenticate, authorize, privateToCaller, unauthorized, type AccessRule } from './access.js';
+import { AUDIT_STATE, type AuditRecord } from './audit.js';
 import { readJsonBody } from './body.js';
 import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
 import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
@@ -18,6 +23,7 @@ interface AnyResult {
   contentType?: string;
   body?: unknown;
   headers?: Record<string, string>;
+  touched?: Record<string, string>;
 }
 
 /** Builds the openapi-backend instance: strict routing, coerced parameters, formats, discriminators. */
@@ -48,19 +54,51 @@ export async function createContractBackend(definition: Document): Promise<OpenA
 }
 
 /**
- * The only code that touches `ctx` for operations: matches the route, reads the body the contract allows,
- * lets openapi-backend validate, calls the typed handler and writes its result (validated when asked).
+ * The only code that touches `ctx` for operations: matches the route; with sign-in, verifies the bearer token and
+ * the role before anything else (401/403; the body is not even read); reads the body the contract allows, lets
+ * openapi-backend validate, admits costly work (429), calls the typed handler over the caller's view of the
+ * tenants, and writes its result (validated when asked).
  */
 export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, deps: Deps): Koa.Middleware {
+  const rules = accessRules(deps.contract.document as Parameters<typeof accessRules>[0]);
+  const verifier = deps.tokens;
+  const ruleOf = (operationId: string): AccessRule => {
+    const rule = rules.get(operationId);
+    if (rule === undefined) throw new Error(`no access rule for ${operationId}`);
+    return rule;
+  };
   for (const operationId of Object.keys(handlers) as OperationId[]) {
+    const rule = ruleOf(operationId);
+    const limited = operationId in LIMITED_OPERATIONS;
     api.register(operationId, async (c: Context, ctx: Koa.Context) => {
-      const input = toInput(c, ctx);
+      const record = auditRecord(ctx, rule);
+      const caller = (ctx.state.caller as Caller | undefined) ?? (verifier === null ? localCaller(ctx.ip) : anonymousCaller(ctx.ip));
+      record.caller ??= caller;
+      const input = toInput(c, ctx, caller);
+      if (limited) ctx.res.once('close', await deps.limits.admit(operationId, caller));
+      let requestDeps = deps;
+      if (rule.role !== null) {
+        // Every tenant lookup of the handler goes through the caller's scope; outside it, a tenant does not exist.
+        const tenants = new ScopedTenants(deps.tenants, caller.scope);
+        record.tenants = tenants;
+        requestDeps = { ...deps, tenants, identity: caller.mode === 'oidc' ? async () => ({ name: caller.name, email: caller.email }) : deps.identity };
+      }
       const handler = handlers[operationId] as (input: Input<OperationId>, deps: Deps) => Promise<AnyResult>;
-      const result = await handler(input, deps);
+      const result = await handler(input, requestDeps);
+      if (record.write) record.ids = { ...namedIds(input), ...result.touched };
       send(ctx, api, c.operation, result, deps.config.responseValidation);
     });
   }
-  api.register('validationFail', (c: Context) => {
+  // openapi-backend enforces the contract's `security` too (strict: it fails closed): the token was verified
+  // before the body was read, so this only confirms it, and sign-in off satisfies the scheme.
+  if (api.definition.components?.securitySchemes?.bearerAuth !== undefined) {
+    api.registerSecurityHandler('bearerAuth', (_c: Context, ctx: Koa.Context) => verifier === null || ctx.state.caller !== undefined);
+  }
+  api.register('unauthorizedHandler', () => {
+    throw unauthorized(null);
+  });
+  api.register('validationFail', (c: Context, ctx: Koa.Context) => {
+    auditRecord(ctx, ruleOf(c.operation.operationId as string));
     throw invalidRequest(toIssues(c.validation.errors ?? []));
   });
   api.register('notFound', (c: Context) => {
@@ -81,22 +119,63 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
       query: ctx.query as Record<string, string | string[]>,
       body: undefined as unknown,
     };
-    // Only a request that carries a body needs its operation known before handleRequest routes it.
+    // The operation must be known before handleRequest routes the request when it carries a body, and with
+    // sign-in (does it need a token?).
     const carriesBody = (ctx.request.length ?? 0) > 0 || ctx.get('transfer-encoding') !== '';
-    const operation = carriesBody ? api.router.matchOperation(request) : undefined;
-    const content = (operation?.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
-    if (content !== undefined) request.body = await readJsonBody(ctx, Object.keys(content));
-    await api.handleRequest(request as Parameters<OpenAPIBackend['handleRequest']>[0], ctx);
+    const operation = carriesBody || verifier !== null ? api.router.matchOperation(request) : undefined;
+    const serve = async () => {
+      const content = (operation?.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
+      if (carriesBody && content !== undefined) request.body = await readJsonBody(ctx, Object.keys(content));
+      await api.handleRequest(request as Parameters<OpenAPIBackend['handleRequest']>[0], ctx);
+    };
+    const rule = verifier === null || operation === undefined ? undefined : ruleOf(operation.operationId as string);
+    if (verifier === null || rule === undefined || rule.role === null) {
+      await serve();
+      return;
+    }
+    const record = auditRecord(ctx, rule);
+    try {
+      const caller = await authenticate(ctx.get('authorization'), ctx.ip, verifier);
+      ctx.state.caller = caller;
+      record.caller = caller;
+      authorize(caller, rule);
+      await serve();
+    } finally {
+      privateToCaller(ctx);
+    }
   };
 }
 
-function toInput(c: Context, ctx: Koa.Context): Input<OperationId> {
+/** The request's audit record, made on first use. */
+function auditRecord(ctx: Koa.Context, rule: AccessRule): AuditRecord {
+  const state = ctx.state as Record<string, unknown>;
+  const existing = state[AUDIT_STATE] as AuditRecord | undefined;
+  if (existing !== undefined) return existing;
+  const record: AuditRecord = { operationId: rule.operationId, write: rule.role === 'editor' || rule.role === 'admin', caller: null, tenants: null, ids: {} };
+  state[AUDIT_STATE] = record;
+  return record;
+}
+
+/** IDs the input names: path, query and top-level body members ending in `_id`, and a refreshed pack. */
+function namedIds(input: Input<OperationId>): Record<string, string> {
+  const ids: Record<string, string> = {};
+  for (const source of [input.path, input.query, input.body] as unknown[]) {
+    if (source === null || typeof source !== 'object') continue;
+    for (const [name, value] of Object.entries(source)) {
+      if ((name.endsWith('_id') || name === 'pack') && typeof value === 'string') ids[name] = value;
+    }
+  }
+  return ids;
+}
+
+function toInput(c: Context, ctx: Koa.Context, caller: Caller): Input<OperationId> {
   return {
     path: (c.request.params ?? {}) as never,
     query: (c.request.query ?? {}) as never,
     body: c.request.requestBody as never,
     headers: ctx.headers as Record<string, string | undefined>,
     requestId: String(ctx.state.requestId),
+    caller,
   };
 }
 

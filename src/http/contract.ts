@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { operations } from '../../generated/openapi.js';
+import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
 import type { EncodedJson } from './encoded-json.js';
 
@@ -22,6 +23,8 @@ export interface Input<K extends OperationId> {
   headers: Readonly<Record<string, string | undefined>>;
   /** The request's id, for logs. */
   requestId: string;
+  /** Who asks: the verified token's subject with sign-in, the local desk user without. */
+  caller: Caller;
 }
 
 /** Bodies of media types other than JSON: bytes, text or a stream (CSV, PDF, images, HTML). */
@@ -31,12 +34,15 @@ type JsonMediaType = 'application/json' | 'application/problem+json';
 type Responses<K extends OperationId> = Operation<K>['responses'];
 type ContentOf<R> = R extends { content: infer C } ? C : never;
 
+/** IDs a write created that its input does not name (a new view's `view_id`), for the audit line. */
+type Touched = { touched?: Record<string, string> };
+
 type Variant<S, M, T> = M extends JsonMediaType
-  ? { status: S; contentType?: M; body: T | EncodedJson<T>; headers?: Record<string, string> }
-  : { status: S; contentType: M; body: RawBody; headers?: Record<string, string> };
+  ? { status: S; contentType?: M; body: T | EncodedJson<T>; headers?: Record<string, string> } & Touched
+  : { status: S; contentType: M; body: RawBody; headers?: Record<string, string> } & Touched;
 
 type ResultFor<S, R> = [ContentOf<R>] extends [never]
-  ? { status: S; body?: undefined; headers?: Record<string, string> }
+  ? { status: S; body?: undefined; headers?: Record<string, string> } & Touched
   : { [M in keyof ContentOf<R>]: Variant<S, M, ContentOf<R>[M]> }[keyof ContentOf<R>];
 
 /** Every status/body pair the contract allows for operation K, and nothing else. */

@@ -6,6 +6,8 @@ export const PROBLEM_TYPE_BASE = 'https://analytics-desk.example/problems/';
 export const PROBLEMS = {
   'validation-failed': { status: 400, title: 'Request validation failed' },
   'bad-request': { status: 400, title: 'Bad request' },
+  unauthorized: { status: 401, title: 'Sign-in required' },
+  forbidden: { status: 403, title: 'Forbidden' },
   'not-found': { status: 404, title: 'Not found' },
   'tenant-not-found': { status: 404, title: 'Tenant not found' },
   'route-not-found': { status: 404, title: 'No such route' },
@@ -15,6 +17,7 @@ export const PROBLEMS = {
   'payload-too-large': { status: 413, title: 'Request body too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'range-not-satisfiable': { status: 416, title: 'Range not satisfiable' },
+  'too-many-requests': { status: 429, title: 'Too many requests' },
   'internal-error': { status: 500, title: 'Internal server error' },
   'not-implemented': { status: 501, title: 'Not implemented' },
   'bad-gateway': { status: 502, title: 'Upstream service failed' },
@@ -61,6 +64,13 @@ export class HttpProblem extends Error {
 /** 400 with `errors[]`, for a request that breaks the contract or a rule the schema cannot express. */
 export const invalidRequest = (issues: ValidationIssue[], detail?: string): HttpProblem =>
   new HttpProblem('validation-failed', detail ?? issues.map((i) => `${i.in} ${i.name}: ${i.message}`).join('; '), { errors: issues });
+
+/** The realm of every `WWW-Authenticate` challenge (RFC 6750). */
+export const REALM = 'analytics-desk';
+
+/** 403 for a valid token that does not allow the request, with the RFC 6750 `insufficient_scope` challenge. */
+export const forbidden = (detail: string): HttpProblem =>
+  new HttpProblem('forbidden', detail, { headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="insufficient_scope"` } });
 
 /** 503 with Retry-After, for a tenant whose file is not downloaded yet. */
 export const tenantUnavailable = (tenant: string, retryAfterSeconds: number): HttpProblem =>

@@ -30,7 +30,7 @@ export function requestContext(log: Logger, buildLabel: string): Koa.Middleware 
   };
 }
 
-/** CORS for the configured web UI origins; preflight requests are answered here. */
+/** CORS for the configured web UI origins (bearer tokens in `Authorization`, no cookies); preflight requests are answered here. */
 export function cors(origins: readonly string[]): Koa.Middleware {
   const allowed = new Set(origins);
   return async (ctx, next) => {
@@ -41,10 +41,11 @@ export function cors(origins: readonly string[]): Koa.Middleware {
     }
     ctx.vary('Origin');
     ctx.set('Access-Control-Allow-Origin', origin);
-    ctx.set('Access-Control-Expose-Headers', 'ETag, Content-Disposition, Retry-After, X-Build-Label, X-Request-Id, X-Export-Truncated');
+    ctx.set('Access-Control-Expose-Headers', 'ETag, Content-Disposition, Retry-After, WWW-Authenticate, X-Build-Label, X-Request-Id, X-Export-Truncated');
+    // A preflight is answered here, before any token check: browsers never send credentials on it.
     if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method') !== '') {
       ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE');
-      ctx.set('Access-Control-Allow-Headers', 'Content-Type, If-None-Match, Range, X-Request-Id');
+      ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, If-None-Match, Range, X-Request-Id');
       ctx.set('Access-Control-Max-Age', '600');
       ctx.status = 204;
       return;

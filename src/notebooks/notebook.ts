@@ -41,20 +41,20 @@ export async function readNotebook(dataSource: DataSource, tenantId: string): Pr
   return writeUnit(dataSource, async (m) => toApiNotebook(m, await ensureNotebook(m, tenantId, new Date())));
 }
 
-/** Appends a cell (400 when it breaks the cell rules); the updated notebook. */
+/** Appends a cell (400 when it breaks the cell rules); the updated notebook and the new cell's ID. */
 export async function appendNotebookCell(
   dataSource: DataSource,
   rules: CellRules,
   tenantId: string,
   request: { cell: Record<string, unknown>; author?: string | undefined },
-): Promise<ApiNotebook> {
+): Promise<{ notebook: ApiNotebook; cellId: string }> {
   assertNewCell(rules, request.cell, request.author);
   return writeUnit(dataSource, async (m) => {
     const now = new Date();
     const notebook = await ensureNotebook(m, tenantId, now);
-    await appendCell(m, ownerOf(tenantId), request.cell, request.author, now);
+    const row = await appendCell(m, ownerOf(tenantId), request.cell, request.author, now);
     await touch(m, notebook, now);
-    return toApiNotebook(m, notebook);
+    return { notebook: await toApiNotebook(m, notebook), cellId: row.cellId };
   });
 }
 

@@ -85,14 +85,24 @@ export function readNote(dataSource: DataSource, tenantId: string, noteId: strin
   });
 }
 
-/** Appends a cell to the note: its ID, or null when the tenant has no such note. 400 when the cell breaks the rules. */
-export async function appendNoteCell(dataSource: DataSource, rules: CellRules, tenantId: string, noteId: string, cell: Record<string, unknown>): Promise<string | null> {
-  assertNewCell(rules, cell, undefined);
+/**
+ * Appends a cell to the note: its ID, or null when the tenant has no such note. 400 when the cell breaks the rules.
+ * `author`, when given, is the cell's author whatever the cell says.
+ */
+export async function appendNoteCell(
+  dataSource: DataSource,
+  rules: CellRules,
+  tenantId: string,
+  noteId: string,
+  cell: Record<string, unknown>,
+  author?: string,
+): Promise<string | null> {
+  assertNewCell(rules, cell, author);
   return writeUnit(dataSource, async (m) => {
     const note = await findNote(m, tenantId, noteId);
     if (note === null) return null;
     const now = new Date();
-    const row = await appendCell(m, ownerOf(noteId), cell, undefined, now);
+    const row = await appendCell(m, ownerOf(noteId), cell, author, now);
     await touch(m, note, now);
     return row.cellId;
   });
@@ -123,7 +133,7 @@ export function updateNoteMetadata(dataSource: DataSource, tenantId: string, not
   });
 }
 
-/** Merges `updates` into a cell of the note; false when the note or the cell does not exist. */
+/** Merges `updates` into a cell of the note (`author`, when given, becomes its author); false when the note or the cell does not exist. */
 export function updateNoteCell(
   dataSource: DataSource,
   rules: CellRules,
@@ -131,12 +141,13 @@ export function updateNoteCell(
   noteId: string,
   cellId: string,
   updates: Record<string, unknown>,
+  author?: string,
 ): Promise<boolean> {
   return writeUnit(dataSource, async (m) => {
     const note = await findNote(m, tenantId, noteId);
     if (note === null) return false;
     const now = new Date();
-    if ((await updateCell(m, ownerOf(noteId), cellId, { updates }, rules, now)) === null) return false;
+    if ((await updateCell(m, ownerOf(noteId), cellId, { updates, author }, rules, now)) === null) return false;
     await touch(m, note, now);
     return true;
   });

@@ -1,6 +1,6 @@
 import type { components } from '../../generated/openapi.js';
 import type { Deps } from '../deps.js';
-import { HttpProblem, invalidRequest } from '../http/errors.js';
+import { forbidden, HttpProblem, invalidRequest } from '../http/errors.js';
 import type { SyncScope } from './layout.js';
 
 /** The refresh request, from the query or the JSON body (body values win). */
@@ -18,16 +18,21 @@ export type RefreshAccepted = components['schemas']['RefreshAccepted'];
 
 /**
  * Checks the scope's arguments (400 when the scope's name is missing, 404 for an unknown pack or tenant, 409 for
- * an ambiguous slug). Local mode answers `skipped`; store mode invalidates the cached files in scope and syncs
+ * an ambiguous slug) and that the caller's tenants cover it (403: `all` needs every tenant, `pack` the whole
+ * pack; a pack or tenant the caller cannot see is unknown). Local mode answers `skipped`; store mode invalidates the cached files in scope and syncs
  * them with the store, answering at once (`started`) or, with `wait`, when done (`completed`).
  */
 export async function refresh(request: RefreshRequest, deps: Deps): Promise<RefreshSkipped | RefreshAccepted> {
   const scope = request.scope ?? 'all';
   let target: SyncScope = { kind: 'all' };
   let tenantId: string | undefined;
+  if (scope === 'all' && !deps.tenants.scope.everything) {
+    throw forbidden('scope all refreshes every tenant; it needs "*" in the token\'s tenants claim');
+  }
   if (scope === 'pack') {
     if (request.pack === undefined) throw invalidRequest([{ in: 'query', name: 'pack', message: 'is required when scope is pack' }]);
     if (!deps.tenants.list().some((t) => t.pack === request.pack)) throw new HttpProblem('not-found', `unknown pack "${request.pack}"`);
+    if (!deps.tenants.scope.coversPack(request.pack)) throw forbidden(`scope pack refreshes the whole pack; it needs "${request.pack}.*" in the token's tenants claim`);
     target = { kind: 'pack', pack: request.pack };
   }
   if (scope === 'tenant') {

@@ -25,7 +25,8 @@ describe('POST /api/explain-narrative', () => {
   before(async () => {
     anthropic = await startFakeAnthropic(KEY);
     server = await startTestServer({
-      env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: anthropic.url, NARRATIVE_MODEL: 'claude-test-model', NARRATIVE_TIMEOUT_MS: '400' },
+      // this file asks for more narratives than the default limit of 10 per minute (the limit has its own tests)
+      env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: anthropic.url, NARRATIVE_MODEL: 'claude-test-model', NARRATIVE_TIMEOUT_MS: '400', NARRATIVE_PER_MINUTE: '0' },
     });
   });
   after(async () => {

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { call, expectProblem } from '../helpers/http.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
+
+const EVERYTHING = { roles: ['viewer', 'editor', 'admin'], tenants: ['*'] };
 describe('GET /api/identity', () => {
   const home = tempDir('ads-git-');
   const globalConfig = path.join(home.dir, 'gitconfig');
@@ -33,24 +35,25 @@ describe('GET /api/identity', () => {
   it('answers the global git identity without a tenant', async () => {
     const res = await call(server.url, '/api/identity');
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.equal({ name: 'Global Person', email: 'global@example.org' });
+    // without sign-in the local user may do everything on every tenant
+    expect(res.body).to.deep.equal({ name: 'Global Person', email: 'global@example.org', ...EVERYTHING });
   });
 
   it("prefers the tenant's work tree configuration", async () => {
     const res = await call(server.url, '/api/identity?tenant=kantonsspital');
-    expect(res.body).to.deep.equal({ name: 'Anna Muster', email: 'anna.muster@kantonsspital.example' });
+    expect(res.body).to.deep.equal({ name: 'Anna Muster', email: 'anna.muster@kantonsspital.example', ...EVERYTHING });
   });
 
   it('falls back to the global identity for a tenant without a work tree', async () => {
     const res = await call(server.url, '/api/identity?tenant=west.rehaklinik');
-    expect(res.body).to.deep.equal({ name: 'Global Person', email: 'global@example.org' });
+    expect(res.body).to.deep.equal({ name: 'Global Person', email: 'global@example.org', ...EVERYTHING });
   });
 
   it('answers null fields when git has no identity', async () => {
     process.env.GIT_CONFIG_GLOBAL = path.join(home.dir, 'missing-config');
     try {
       const res = await call(server.url, '/api/identity');
-      expect(res.body).to.deep.equal({ name: null, email: null });
+      expect(res.body).to.deep.equal({ name: null, email: null, ...EVERYTHING });
     } finally {
       process.env.GIT_CONFIG_GLOBAL = globalConfig;
     }

@@ -11,6 +11,10 @@ export interface ContractOperation {
   /** The path with every template filled from its parameter example, plus the query string of the examples. */
   exampleUrl: string;
   exampleBody: unknown;
+  /** The role `x-required-role` names; null for a public operation (`security: []`). */
+  role: 'viewer' | 'editor' | 'admin' | null;
+  /** Where the operation takes a tenant value, if it does. */
+  tenantIn: 'path' | 'query' | 'body' | null;
 }
 
 type Parameter = { name: string; in: string; example?: unknown; schema?: { example?: unknown } };
@@ -36,9 +40,15 @@ export function contractOperations(root = process.cwd()): ContractOperation[] {
       for (const p of parameters) {
         const example = p.example ?? p.schema?.example;
         if (p.in === 'path') url = url.replace(`{${p.name}}`, encodeURIComponent(String(example)));
-        if (p.in === 'query' && example !== undefined) query.set(p.name, String(example));
+        // an object example is a form-exploded parameter: its members are the query keys (`f.active=true`)
+        if (p.in === 'query' && example !== null && typeof example === 'object' && !Array.isArray(example)) {
+          for (const [key, value] of Object.entries(example)) query.set(key, String(value));
+        } else if (p.in === 'query' && example !== undefined) query.set(p.name, String(example));
       }
       const body = op.requestBody === undefined ? undefined : deref<any>(op.requestBody).content?.['application/json']?.example;
+      const bodyProperties = op.requestBody === undefined ? {} : (deref<any>(deref<any>(op.requestBody).content?.['application/json']?.schema)?.properties ?? {});
+      const tenantParameter = parameters.find((p) => p.name === 'tenant');
+      const security = op.security ?? doc.security ?? [];
       operations.push({
         operationId: op.operationId,
         method: method.toUpperCase(),
@@ -46,6 +56,8 @@ export function contractOperations(root = process.cwd()): ContractOperation[] {
         statuses: Object.keys(op.responses),
         exampleUrl: query.size > 0 ? `${url}?${query}` : url,
         exampleBody: body,
+        role: security.length === 0 ? null : op['x-required-role'],
+        tenantIn: tenantParameter !== undefined ? (tenantParameter.in as 'path' | 'query') : 'tenant' in bodyProperties ? 'body' : null,
       });
     }
   }

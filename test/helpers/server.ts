@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { generateDemo } from '../../src/demo/generate.js';
-import { createLogger } from '../../src/logger.js';
+import type { OidcTiming } from '../../src/auth/oidc.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
 let demoTemplate: string | null = null;
@@ -30,8 +31,13 @@ export interface TestServer extends RunningServer {
   close(): Promise<void>;
 }
 
-/** Starts the real server (createDeps + createApp + listen on port 0) with extra environment `env`. */
-export async function startTestServer(options: { env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
+/**
+ * Starts the real server (createDeps + createApp + listen on port 0) with extra environment `env`, logging to
+ * `log` when given (else nowhere), with the OpenID provider timing `oidcTiming` when given.
+ */
+export async function startTestServer(
+  options: { env?: Record<string, string>; dataDir?: string; log?: Logger; oidcTiming?: OidcTiming } = {},
+): Promise<TestServer> {
   const own = options.dataDir === undefined ? tempDir('ads-test-') : null;
   const dataDir = options.dataDir ?? own!.dir;
   if (own !== null) fs.cpSync(demoTemplateDir(), dataDir, { recursive: true });
@@ -44,7 +50,7 @@ export async function startTestServer(options: { env?: Record<string, string>; d
     GIT_WORKSPACES_DIR: '',
     ...options.env,
   });
-  const server = await startServer(config, createLogger(config.logLevel));
+  const server = await startServer(config, options.log ?? createLogger(config.logLevel), options.oidcTiming);
   return {
     ...server,
     dataDir,

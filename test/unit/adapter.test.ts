@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Document } from 'openapi-backend';
+import { CostLimits } from '../../src/auth/cost-limits.js';
 import type { Deps } from '../../src/deps.js';
 import { contractMiddleware, createContractBackend } from '../../src/http/adapter.js';
 import { EncodedJson } from '../../src/http/encoded-json.js';
@@ -48,7 +49,8 @@ async function serve(responseValidation: boolean) {
   const app = new Koa();
   app.use(requestContext(log, 'v0.1.0 2026-11-21 00:00'));
   app.use(problemMiddleware());
-  app.use(contractMiddleware(api, handlers, { config: { responseValidation } } as unknown as Deps));
+  const deps = { config: { responseValidation }, contract: { document }, tokens: null, limits: new CostLimits({ narrativesPerMinute: 0, exportsPerCaller: 0, signalToolsPerMinute: 0 }) };
+  app.use(contractMiddleware(api, handlers, deps as unknown as Deps));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -37,4 +37,45 @@ describe('loadConfig', () => {
   it('requires the bucket and endpoint in store mode', () => {
     expect(() => loadConfig({ KLS_MODE: 'store' })).to.throw(ConfigError, /S3_ENDPOINT.*S3_BUCKET/);
   });
+
+  it('has no sign-in by default and limits costly work per caller', () => {
+    const config = loadConfig({});
+    expect(config.auth).to.deep.equal({ mode: 'none' });
+    expect(config.limits).to.deep.equal({ narrativesPerMinute: 10, exportsPerCaller: 2, signalToolsPerMinute: 60 });
+    expect(loadConfig({ NARRATIVE_PER_MINUTE: '0', EXPORTS_PER_CALLER: '5' }).limits).to.deep.include({ narrativesPerMinute: 0, exportsPerCaller: 5 });
+  });
+
+  it('reads the OpenID settings with AUTH_MODE=oidc, keeping the issuer exactly as given', () => {
+    const config = loadConfig({ AUTH_MODE: 'oidc', OIDC_ISSUER: 'https://tenant.auth0.example/', OIDC_AUDIENCE: 'https://desk.example/api', OIDC_ROLES_CLAIM: 'realm_access.roles' });
+    expect(config.auth).to.deep.equal({
+      mode: 'oidc',
+      issuer: 'https://tenant.auth0.example/',
+      audience: 'https://desk.example/api',
+      clockToleranceS: 30,
+      tenantsClaim: 'tenants',
+      rolesClaim: 'realm_access.roles',
+    });
+    expect(loadConfig({ AUTH_MODE: 'oidc', OIDC_ISSUER: 'http://127.0.0.1:8180/realms/desk', OIDC_AUDIENCE: 'desk' }).auth.mode).to.equal('oidc');
+  });
+
+  it('refuses missing or unsafe OpenID settings, and OIDC_* without AUTH_MODE=oidc, in one line', () => {
+    const message = (env: Record<string, string>): string => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        expect(err).to.be.instanceOf(ConfigError);
+        expect((err as Error).message).not.to.include('\n');
+        return (err as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(message({ AUTH_MODE: 'oidc' })).to.match(/OIDC_ISSUER is required.*OIDC_AUDIENCE is required/);
+    expect(message({ AUTH_MODE: 'oidc', OIDC_ISSUER: 'http://login.example/realms/desk', OIDC_AUDIENCE: 'desk' })).to.match(/OIDC_ISSUER must be an https URL/);
+    expect(message({ AUTH_MODE: 'oidc', OIDC_ISSUER: 'https://login.example/?a=1', OIDC_AUDIENCE: 'desk' })).to.match(/OIDC_ISSUER must be/);
+    expect(message({ AUTH_MODE: 'oidc', OIDC_ISSUER: 'https://login.example', OIDC_AUDIENCE: 'desk', OIDC_CLOCK_TOLERANCE_S: '-1' })).to.match(/OIDC_CLOCK_TOLERANCE_S/);
+    expect(message({ AUTH_MODE: 'sso' })).to.match(/AUTH_MODE must be one of none, oidc/);
+    // a forgotten AUTH_MODE must not leave a server meant to ask for tokens open to everyone
+    expect(message({ OIDC_ISSUER: 'https://login.example', OIDC_AUDIENCE: 'desk' })).to.match(/OIDC_AUDIENCE, OIDC_ISSUER set but AUTH_MODE is not/);
+    expect(message({ EXPORTS_PER_CALLER: 'many' })).to.match(/EXPORTS_PER_CALLER/);
+  });
 });

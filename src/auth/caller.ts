@@ -1,0 +1,57 @@
+import { invalidRequest } from '../http/errors.js';
+import { EVERY_TENANT, type TenantScope } from '../tenants/tenant-scope.js';
+
+/** The roles of the contract, each including the ones before it. */
+export const ROLES = ['viewer', 'editor', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** True when `value` names a role. */
+export const isRole = (value: unknown): value is Role => typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+
+/** The roles a set of granted role names amounts to: `editor` includes `viewer`, `admin` includes both. */
+export function effectiveRoles(granted: readonly unknown[]): Role[] {
+  const highest = Math.max(-1, ...granted.filter(isRole).map((r) => ROLES.indexOf(r)));
+  return ROLES.slice(0, highest + 1);
+}
+
+/** Who is asking: the token's subject with sign-in, else the local desk user at a client address. */
+export interface Caller {
+  readonly mode: 'none' | 'oidc';
+  /** The token's `sub` (oidc); null without sign-in. */
+  readonly sub: string | null;
+  /** The token's `name` (else `sub`) and `email` (oidc); null without sign-in, where identity comes from git. */
+  readonly name: string | null;
+  readonly email: string | null;
+  /** Effective roles (hierarchy applied). */
+  readonly roles: readonly Role[];
+  readonly scope: TenantScope;
+  /** The key costly-work limits count under: `sub` with sign-in, the client address without. */
+  readonly limitKey: string;
+  /** The client address (for the audit line). */
+  readonly address: string;
+}
+
+/** The caller of a server without sign-in: may do everything on every tenant; limits count per client address. */
+export function localCaller(address: string): Caller {
+  return { mode: 'none', sub: null, name: null, email: null, roles: ROLES, scope: EVERY_TENANT, limitKey: `address:${address}`, address };
+}
+
+/** True when the caller holds `role` (or a role that includes it). */
+export const holds = (caller: Caller, role: Role): boolean => caller.roles.includes(role);
+
+/**
+ * The author the server records for a write: with sign-in always the caller (an author sent in the body is
+ * ignored: nobody writes in another's name); without, the author the request gave, if any.
+ */
+export const recordedAuthor = (caller: Caller, offered: string | undefined): string | undefined =>
+  caller.mode === 'oidc' ? (caller.name ?? caller.sub ?? undefined) : offered;
+
+/**
+ * With sign-in, a cell's replies change only through the reply operations, each recorded in its author's name:
+ * `replies` in the `updates` of a cell is 400 (without sign-in it is merged like any member).
+ */
+export function assertRepliesUntouched(caller: Caller, updates: Record<string, unknown>): void {
+  if (caller.mode === 'oidc' && Object.hasOwn(updates, 'replies')) {
+    throw invalidRequest([{ in: 'body', name: 'updates.replies', message: 'with sign-in, replies are added through the reply operation only' }]);
+  }
+}

@@ -1,0 +1,81 @@
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { CostLimitsConfig } from '../config.js';
+import { HttpProblem } from '../http/errors.js';
+import type { OperationId } from '../http/contract.js';
+import type { Caller } from './caller.js';
+
+/** The limited kinds of costly work. */
+export type CostKind = 'narrative' | 'export' | 'signalTool';
+
+/** The operations that spend costly work, by kind; each declares 429 in the contract. */
+export const LIMITED_OPERATIONS = {
+  createNarrative: 'narrative',
+  exportDimension: 'export',
+  validateSignalDefinition: 'signalTool',
+  compileSignalDefinition: 'signalTool',
+} as const satisfies Partial<Record<OperationId, CostKind>>;
+
+/** Retry-After of a refused export: an export's end cannot be foreseen. */
+const EXPORT_RETRY_AFTER_S = 10;
+
+/** Releases what an admitted call holds (a concurrent-export slot); a no-op for per-minute limits. */
+export type Release = () => void;
+
+/**
+ * Limits per caller (`Caller.limitKey`): narratives and signal tool runs per minute (fixed one-minute windows),
+ * and exports running at once. Counters live in this process (rate-limiter-flexible's memory store).
+ */
+export class CostLimits {
+  private readonly perMinute: Partial<Record<Exclude<CostKind, 'export'>, RateLimiterMemory>> = {};
+  private readonly exports: RateLimiterMemory | null;
+
+  constructor(private readonly config: CostLimitsConfig) {
+    if (config.narrativesPerMinute > 0) this.perMinute.narrative = new RateLimiterMemory({ keyPrefix: 'narrative', points: config.narrativesPerMinute, duration: 60 });
+    if (config.signalToolsPerMinute > 0) this.perMinute.signalTool = new RateLimiterMemory({ keyPrefix: 'signal-tools', points: config.signalToolsPerMinute, duration: 60 });
+    // duration 0: points are never reset by time, only given back when an export ends
+    this.exports = config.exportsPerCaller > 0 ? new RateLimiterMemory({ keyPrefix: 'exports', points: config.exportsPerCaller, duration: 0 }) : null;
+  }
+
+  /**
+   * Admits one call of `operationId` for `caller`: resolves to its release, or throws 429 problem with
+   * Retry-After. A refused call takes nothing: a refused export gives its point back at once.
+   */
+  async admit(operationId: string, caller: Caller): Promise<Release> {
+    const kind = (LIMITED_OPERATIONS as Record<string, CostKind | undefined>)[operationId];
+    if (kind === undefined) return noop;
+    if (kind === 'export') return this.admitExport(caller);
+    const limiter = this.perMinute[kind];
+    if (limiter === undefined) return noop;
+    try {
+      await limiter.consume(caller.limitKey);
+    } catch (refused) {
+      if (!(refused instanceof RateLimiterRes)) throw refused;
+      const limit = kind === 'narrative' ? `${this.config.narrativesPerMinute} narratives` : `${this.config.signalToolsPerMinute} signal validations and compilations`;
+      throw tooMany(`at most ${limit} per minute per caller`, Math.ceil(refused.msBeforeNext / 1000));
+    }
+    return noop;
+  }
+
+  private async admitExport(caller: Caller): Promise<Release> {
+    const limiter = this.exports;
+    if (limiter === null) return noop;
+    try {
+      await limiter.consume(caller.limitKey);
+    } catch (refused) {
+      if (!(refused instanceof RateLimiterRes)) throw refused;
+      await limiter.reward(caller.limitKey);
+      throw tooMany(`at most ${this.config.exportsPerCaller} exports at once per caller`, EXPORT_RETRY_AFTER_S);
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      void limiter.reward(caller.limitKey);
+    };
+  }
+}
+
+const noop: Release = () => {};
+
+const tooMany = (detail: string, retryAfterS: number): HttpProblem =>
+  new HttpProblem('too-many-requests', `${detail}; retry in ${Math.max(1, retryAfterS)} s`, { headers: { 'Retry-After': String(Math.max(1, retryAfterS)) } });

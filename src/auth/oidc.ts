@@ -1,0 +1,228 @@
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { AuthConfig } from '../config.js';
+import type { Logger } from '../logger.js';
+import { tenantScopeOf } from '../tenants/tenant-scope.js';
+import { effectiveRoles, type Caller } from './caller.js';
+
+type OidcSettings = Extract<AuthConfig, { mode: 'oidc' }>;
+
+/** Asymmetric signature algorithms only: `none` and HMAC (HS*) tokens are refused before any key is looked up. */
+export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+
+/** A token that fails a check; the message names the check and never holds the token. */
+export class TokenRejected extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TokenRejected';
+  }
+}
+
+/** The identity provider could not be used at start; the message is one line naming OIDC_ISSUER. */
+export class IssuerUnusable extends Error {
+  constructor(
+    message: string,
+    /** True when retrying cannot help (the provider answered, but with the wrong document). */
+    readonly permanent: boolean,
+  ) {
+    super(message);
+    this.name = 'IssuerUnusable';
+  }
+}
+
+/** Verifies bearer tokens and turns their claims into a Caller. */
+export interface TokenVerifier {
+  verify(token: string, address: string): Promise<Caller>;
+}
+
+/** Timing of the provider calls; the defaults are the server's, tests shorten them. */
+export interface OidcTiming {
+  /** At most one JWKS request per this many ms (unknown `kid`, failed fetch). */
+  readonly cooldownMs: number;
+  /** Keys older than this are fetched again before the next verification. */
+  readonly cacheMaxAgeMs: number;
+  /** How long start may wait for the provider (it may be starting too). */
+  readonly startDeadlineMs: number;
+  readonly requestTimeoutMs: number;
+}
+
+export const DEFAULT_OIDC_TIMING: OidcTiming = { cooldownMs: 30_000, cacheMaxAgeMs: 600_000, startDeadlineMs: 15_000, requestTimeoutMs: 5_000 };
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * Reads the provider's discovery document and its keys (retrying until the start deadline), then verifies tokens
+ * with jose: signature with a key of `jwks_uri`, `iss` equal to the issuer, `aud` containing the audience,
+ * `exp`/`nbf` within the clock tolerance, `sub` present. Keys are cached; an unknown `kid` fetches them again at
+ * most once per cooldown, and when a fetch fails the keys fetched before stay in use (logged).
+ */
+export async function createOidcVerifier(settings: OidcSettings, log: Logger, timing: OidcTiming = DEFAULT_OIDC_TIMING): Promise<TokenVerifier> {
+  const deadline = Date.now() + timing.startDeadlineMs;
+  const jwksUri = await untilDeadline(deadline, () => readDiscovery(settings.issuer, timing.requestTimeoutMs));
+  const keys = new GuardedKeyFetch(timing.cooldownMs, log);
+  const jwks = createRemoteJWKSet(new URL(jwksUri), {
+    cooldownDuration: timing.cooldownMs,
+    cacheMaxAge: timing.cacheMaxAgeMs,
+    timeoutDuration: timing.requestTimeoutMs,
+    [customFetch]: (url, init) => keys.fetch(url, init),
+  });
+  await untilDeadline(deadline, async () => {
+    try {
+      await jwks.reload();
+    } catch (err) {
+      throw new IssuerUnusable(`the keys at ${jwksUri} could not be read: ${(err as Error).message}`, false);
+    }
+  });
+  keys.guard();
+  log.info({ issuer: settings.issuer, jwksUri }, 'OpenID provider ready; bearer tokens required');
+
+  return {
+    async verify(token, address) {
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, jwks, {
+          issuer: settings.issuer,
+          audience: settings.audience,
+          clockTolerance: settings.clockToleranceS,
+          algorithms: ASYMMETRIC_ALGORITHMS,
+          requiredClaims: ['exp', 'sub'],
+        }));
+      } catch (err) {
+        if (err instanceof errors.JOSEError) throw new TokenRejected(rejectionOf(err));
+        throw err;
+      }
+      return callerOf(payload, settings, address, log);
+    },
+  };
+}
+
+/** The Caller a verified token describes. */
+function callerOf(payload: JWTPayload, settings: OidcSettings, address: string, log: Logger): Caller {
+  const sub = payload.sub as string;
+  const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+  const { scope, ignored } = tenantScopeOf(listClaim(payload, settings.tenantsClaim));
+  if (ignored.length > 0) log.warn({ sub, claim: settings.tenantsClaim, ignored }, 'tenant entries ignored (use *, <pack>.* or <pack>.<slug>)');
+  return {
+    mode: 'oidc',
+    sub,
+    name: text(payload.name) ?? sub,
+    email: text(payload.email),
+    roles: effectiveRoles(listClaim(payload, settings.rolesClaim)),
+    scope,
+    limitKey: `sub:${sub}`,
+    address,
+  };
+}
+
+/**
+ * A claim holding a list: an array, or one string. The name is looked up as it is first (Auth0's namespaced
+ * claims contain dots), then as a dotted path into nested objects (Keycloak's `realm_access.roles`).
+ */
+export function listClaim(payload: JWTPayload, name: string): unknown[] {
+  let value: unknown = payload[name];
+  if (value === undefined && name.includes('.')) {
+    value = name.split('.').reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), payload);
+  }
+  if (Array.isArray(value)) return value;
+  return typeof value === 'string' ? [value] : [];
+}
+
+/** What failed, in words that name the check (never the token). */
+function rejectionOf(err: errors.JOSEError): string {
+  if (err instanceof errors.JWTExpired) return 'the token has expired (exp)';
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    if (err.reason === 'missing') return `the token has no "${safeClaimName(err.claim)}" claim`;
+    if (err.claim === 'nbf') return 'the token is not valid yet (nbf)';
+    if (err.claim === 'iss') return 'the token was issued by another issuer (iss)';
+    if (err.claim === 'aud') return 'the token is meant for another audience (aud)';
+    return `the token's "${safeClaimName(err.claim)}" claim is invalid`;
+  }
+  if (err instanceof errors.JOSEAlgNotAllowed) return 'the token is not signed with an accepted asymmetric algorithm (alg)';
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'the token signature does not verify';
+  if (err instanceof errors.JWKSNoMatchingKey) return 'no signing key of the issuer matches the token (kid)';
+  return 'the token is malformed';
+}
+
+const safeClaimName = (claim: string): string => (/^[A-Za-z0-9_.:-]{1,40}$/.test(claim) ? claim : 'a');
+
+/** Reads `<issuer>/.well-known/openid-configuration` and returns its `jwks_uri` after checking the document. */
+async function readDiscovery(issuer: string, timeoutMs: number): Promise<string> {
+  // OpenID Connect Discovery 1.0, section 4: a terminating "/" of the issuer is removed before the well-known path.
+  const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+  let document: unknown;
+  try {
+    const response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
+    if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
+    document = await response.json();
+  } catch (err) {
+    throw new IssuerUnusable(`the discovery document at ${url} could not be read: ${(err as Error).message}`, false);
+  }
+  const fields = (document ?? {}) as { issuer?: unknown; jwks_uri?: unknown };
+  if (fields.issuer !== issuer) {
+    throw new IssuerUnusable(`the discovery document at ${url} names the issuer ${JSON.stringify(fields.issuer)}, not "${issuer}"`, true);
+  }
+  let jwksUri: URL;
+  try {
+    jwksUri = new URL(String(fields.jwks_uri));
+  } catch {
+    throw new IssuerUnusable(`the discovery document at ${url} has no valid jwks_uri`, true);
+  }
+  if (jwksUri.protocol !== 'https:' && !(jwksUri.protocol === 'http:' && LOOPBACK_HOSTS.has(jwksUri.hostname))) {
+    throw new IssuerUnusable(`the jwks_uri ${jwksUri.href} of ${url} is not https`, true);
+  }
+  return jwksUri.href;
+}
+
+/** Retries `attempt` once a second until it succeeds, fails permanently or the deadline passes. */
+async function untilDeadline<T>(deadline: number, attempt: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof IssuerUnusable) || err.permanent || Date.now() + 1000 > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
+/**
+ * The fetch jose uses for the key set. Once guarded (after start), it sends at most one request per cooldown,
+ * whatever jose asks (jose's own cooldown only counts successful fetches), and answers with the keys fetched
+ * before when the provider cannot be reached: an outage of the provider does not sign anybody out.
+ */
+class GuardedKeyFetch {
+  private lastGood: string | null = null;
+  private lastAttemptAt = Number.NEGATIVE_INFINITY;
+  private guarded = false;
+
+  constructor(
+    private readonly cooldownMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  /** From now on, requests are spaced by the cooldown. */
+  guard(): void {
+    this.guarded = true;
+  }
+
+  async fetch(url: string, init: RequestInit): Promise<Response> {
+    if (this.guarded && Date.now() - this.lastAttemptAt < this.cooldownMs) return this.previous();
+    this.lastAttemptAt = Date.now();
+    try {
+      const response = await fetch(url, init);
+      if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
+      const body = await response.text();
+      const parsed = JSON.parse(body) as { keys?: unknown };
+      if (!Array.isArray(parsed.keys)) throw new Error('the answer is not a JWK set');
+      this.lastGood = body;
+      return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+    } catch (err) {
+      if (!this.guarded) throw err;
+      this.log.warn({ url, err: (err as Error).message }, 'signing keys could not be fetched; the keys fetched before stay in use');
+      return this.previous();
+    }
+  }
+
+  private previous(): Response {
+    return new Response(this.lastGood, { status: 200, headers: { 'content-type': 'application/json' } });
+  }
+}

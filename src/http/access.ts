@@ -1,0 +1,98 @@
+import type Koa from 'koa';
+import { holds, isRole, type Caller, type Role } from '../auth/caller.js';
+import { TokenRejected, type TokenVerifier } from '../auth/oidc.js';
+import { tenantScopeOf } from '../tenants/tenant-scope.js';
+import { forbidden, HttpProblem, REALM } from './errors.js';
+
+/** Who may call one operation, as the contract says: `security: []` is public, else `x-required-role`. */
+export interface AccessRule {
+  readonly operationId: string;
+  /** null: public (no token asked, even with sign-in). */
+  readonly role: Role | null;
+}
+
+type ContractOperation = { operationId?: string; security?: unknown[]; 'x-required-role'?: unknown };
+type ContractDocument = { security?: unknown[]; paths?: Record<string, Record<string, unknown>> };
+
+/**
+ * Reads the access rule of every operation from the contract. An operation whose effective `security` is empty is
+ * public; any other must name its role in `x-required-role`. A contract that breaks this is refused at start.
+ */
+export function accessRules(document: ContractDocument): Map<string, AccessRule> {
+  const rules = new Map<string, AccessRule>();
+  const problems: string[] = [];
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch']) {
+      const op = item[method] as ContractOperation | undefined;
+      if (op?.operationId === undefined) continue;
+      const security = op.security ?? document.security ?? [];
+      const role = op['x-required-role'];
+      if (security.length === 0) {
+        if (role !== undefined) problems.push(`${op.operationId} is public (security: []) but names x-required-role`);
+        rules.set(op.operationId, { operationId: op.operationId, role: null });
+      } else if (!isRole(role)) {
+        problems.push(`${op.operationId} needs a token but its x-required-role is ${JSON.stringify(role)}`);
+      } else {
+        rules.set(op.operationId, { operationId: op.operationId, role });
+      }
+    }
+  }
+  if (problems.length > 0) throw new Error(`openapi.yaml access rules: ${problems.join('; ')}`);
+  return rules;
+}
+
+/** What the Authorization header holds: no bearer token, something that is not a bearer token, or one. */
+export function bearerToken(header: string): { kind: 'none' } | { kind: 'malformed' } | { kind: 'token'; token: string } {
+  const trimmed = header.trim();
+  if (!/^bearer(\s|$)/i.test(trimmed)) return { kind: 'none' };
+  // RFC 6750 section 2.1: b64token
+  const match = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(trimmed);
+  return match === null ? { kind: 'malformed' } : { kind: 'token', token: match[1]! };
+}
+
+/** 401 with the RFC 6750 challenge; `error="invalid_token"` only when a token was sent (detail non-null). */
+export function unauthorized(detail: string | null): HttpProblem {
+  const challenge = detail === null ? `Bearer realm="${REALM}"` : `Bearer realm="${REALM}", error="invalid_token"`;
+  return new HttpProblem('unauthorized', detail ?? 'this operation needs a bearer token: send Authorization: Bearer <JWT>', {
+    headers: { 'WWW-Authenticate': challenge },
+  });
+}
+
+/** Verifies the request's bearer token: the Caller, or 401 naming the failed check (never echoing the token). */
+export async function authenticate(header: string, address: string, verifier: TokenVerifier): Promise<Caller> {
+  const offered = bearerToken(header);
+  if (offered.kind === 'none') throw unauthorized(null);
+  if (offered.kind === 'malformed') throw unauthorized('the Authorization header does not hold a bearer token');
+  try {
+    return await verifier.verify(offered.token, address);
+  } catch (err) {
+    if (err instanceof TokenRejected) throw unauthorized(err.message);
+    throw err;
+  }
+}
+
+/** 403 unless the caller holds the operation's role. */
+export function authorize(caller: Caller, rule: AccessRule): void {
+  if (rule.role === null || holds(caller, rule.role)) return;
+  const granted = caller.roles.length === 0 ? 'no role of this server' : `the roles ${caller.roles.join(', ')}`;
+  throw forbidden(`${rule.operationId} needs the role ${rule.role}; the token grants ${granted}`);
+}
+
+/** The caller of a public operation with sign-in on: nobody in particular, no roles, no tenants. */
+export function anonymousCaller(address: string): Caller {
+  return { mode: 'oidc', sub: null, name: null, email: null, roles: [], scope: tenantScopeOf([]).scope, limitKey: `address:${address}`, address };
+}
+
+/**
+ * Marks a response as depending on the caller: `Vary: Authorization`, and `Cache-Control` made `private`
+ * (a `public` directive is dropped), so that no shared cache stores it.
+ */
+export function privateToCaller(ctx: Koa.Context): void {
+  ctx.vary('Authorization');
+  const directives = String(ctx.response.get('Cache-Control') ?? '')
+    .split(',')
+    .map((d) => d.trim())
+    .filter((d) => d !== '' && d.toLowerCase() !== 'public');
+  if (!directives.some((d) => d.toLowerCase() === 'private')) directives.unshift('private');
+  ctx.set('Cache-Control', directives.join(', '));
+}
