@@ -41,7 +41,7 @@ export const DOCS_PAGE = `<!doctype html>
   <script src="/docs/swagger-ui-bundle.js"></script>
   <script src="/docs/swagger-ui-standalone-preset.js"></script>
   <script>
-    window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });
+    window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout', persistAuthorization: true });
   </script>
 </body>
 </html>
