@@ -4,6 +4,8 @@ import path from 'node:path';
 import { call, expectProblem } from '../helpers/http.js';
 import { startObjectStore, type TestObjectStore } from '../helpers/s3rver.js';
 import { demoTemplateDir, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { OidcProvider } from '../helpers/oidc-provider.js';
+import { bearer } from '../helpers/sign-in.js';
 import { startStoreModeServer, waitForSync, waitUntil } from '../helpers/store-mode.js';
 
 describe('GET /api/store-status', () => {
@@ -105,6 +107,30 @@ describe('GET /api/store-status in KLS store mode', () => {
     } finally {
       store.slowDownloads(null);
       cache.remove();
+    }
+  });
+
+  it('with sign-in, reports only the tenants of the caller, and counts only theirs', async () => {
+    const provider = await OidcProvider.start();
+    const server = await startStoreModeServer(store, {
+      env: { S3_PREFIX: 'prod', AUTH_MODE: 'oidc', OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience },
+    });
+    try {
+      const admin = bearer(await provider.token());
+      await waitUntil(async () => {
+        const res = await call(server.url, '/api/store-status', { headers: admin });
+        return res.body.initialized === true && res.body.downloading === false;
+      });
+      const west = bearer(await provider.token({ roles: ['viewer'], tenants: ['west.*'] }));
+      const res = await call(server.url, '/api/store-status', { headers: west });
+      expect(res.status).to.equal(200);
+      expect(res.body.tenants.map((t: { compositeId: string }) => t.compositeId)).to.deep.equal(['west.hopital-cantonal', 'west.rehaklinik']);
+      expect(res.body).to.deep.include({ ready: true, downloading: false, bytesDone: 0, bytesTotal: 0 });
+      expectProblem(await call(server.url, '/api/refresh?scope=tenant&tenant=ost.kantonsspital', { headers: bearer(await provider.token({ tenants: ['west.*'] })) }), 404);
+      expectProblem(await call(server.url, '/api/store-status'), 401);
+    } finally {
+      await server.close();
+      await provider.close();
     }
   });
 });
