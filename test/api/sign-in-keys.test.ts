@@ -76,6 +76,20 @@ describe('sign-in keys: discovery, caching and rotation', () => {
     }
   });
 
+  it('remembers a verified token, but never past its exp', async () => {
+    const server = await startSignInServer(provider, { OIDC_CLOCK_TOLERANCE_S: '0' });
+    try {
+      const token = await provider.token({}, { expiresIn: 2 });
+      for (let i = 0; i < 3; i++) expect((await call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(token) })).status).to.equal(200);
+      await sleep(2100);
+      const late = await call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(token) });
+      expectProblem(late, 401);
+      expect(late.body.detail).to.equal('the token has expired (exp)');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('stops the start with a one-line configuration error when the issuer is not the one the provider names', async () => {
     let error: unknown;
     try {
