@@ -216,7 +216,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   return Object.freeze(config);
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+/** Hosts on which the OpenID provider may be reached over plain http (a provider on the same machine). */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
  * AUTH_MODE and the OIDC_* variables. OIDC_ISSUER must be https (http only on a loopback host, for a provider on

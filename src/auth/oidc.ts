@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
-import type { AuthConfig } from '../config.js';
+import { LOOPBACK_HOSTS, type AuthConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { tenantScopeOf } from '../tenants/tenant-scope.js';
 import { effectiveRoles, type Caller } from './caller.js';
@@ -46,8 +46,6 @@ export interface OidcTiming {
 }
 
 export const DEFAULT_OIDC_TIMING: OidcTiming = { cooldownMs: 30_000, cacheMaxAgeMs: 600_000, startDeadlineMs: 15_000, requestTimeoutMs: 5_000 };
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /** Verified tokens remembered (most recently used kept), and for how long at most. */
 const REMEMBERED_TOKENS = 1000;
