@@ -71,7 +71,7 @@ export async function createOidcVerifier(settings: OidcSettings, log: Logger, ti
     try {
       await jwks.reload();
     } catch (err) {
-      throw new IssuerUnusable(`the keys at ${jwksUri} could not be read: ${(err as Error).message}`, false);
+      throw new IssuerUnusable(`the keys at ${jwksUri} could not be read: ${reasonOf(err)}`, false);
     }
   });
   keys.guard();
@@ -171,7 +171,7 @@ async function readDiscovery(issuer: string, timeoutMs: number): Promise<string>
     if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
     document = await response.json();
   } catch (err) {
-    throw new IssuerUnusable(`the discovery document at ${url} could not be read: ${(err as Error).message}`, false);
+    throw new IssuerUnusable(`the discovery document at ${url} could not be read: ${reasonOf(err)}`, false);
   }
   const fields = (document ?? {}) as { issuer?: unknown; jwks_uri?: unknown };
   if (fields.issuer !== issuer) {
@@ -187,6 +187,13 @@ async function readDiscovery(issuer: string, timeoutMs: number): Promise<string>
     throw new IssuerUnusable(`the jwks_uri ${jwksUri.href} of ${url} is not https`, true);
   }
   return jwksUri.href;
+}
+
+/** Why a request failed, in one line: fetch's "fetch failed" names its cause (ECONNREFUSED, ...) only there. */
+function reasonOf(err: unknown): string {
+  const { message, cause } = err as Error & { cause?: { code?: unknown; message?: unknown } };
+  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : null;
+  return detail === null ? message : `${message} (${detail})`;
 }
 
 /** Retries `attempt` once a second until it succeeds, fails permanently or the deadline passes. */
