@@ -3497,8 +3497,9 @@ export interface components {
             };
         };
         /**
-         * @description Unknown path, unknown tenant, or the resource the operation names does not
-         *     exist (see the operation's description).
+         * @description Unknown path, unknown tenant (with sign-in also a tenant outside the caller's
+         *     tenants claim, answered the same way), or the resource the operation names does
+         *     not exist (see the operation's description).
          */
         NotFound: {
             headers: {
@@ -3707,8 +3708,9 @@ export interface components {
          *     `sub` with sign-in, the client address without): narratives per minute
          *     (`NARRATIVE_PER_MINUTE`, default 10), signal validations and compilations per
          *     minute together (`SIGNAL_TOOLS_PER_MINUTE`, default 60), exports running at once
-         *     (`EXPORTS_PER_CALLER`, default 2). Repeat after `Retry-After` seconds. Nothing
-         *     was done.
+         *     (`EXPORTS_PER_CALLER`, default 2). Every call that passes sign-in and request
+         *     validation counts, whatever it answers. Repeat after `Retry-After` seconds.
+         *     Nothing was done.
          */
         TooManyRequests: {
             headers: {
