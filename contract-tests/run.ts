@@ -6,6 +6,8 @@
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
@@ -14,6 +16,7 @@ import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import { demoRepoBehaviours, startFakeGitHub } from '../test/helpers/fake-github.js';
 import { OidcProvider } from '../test/helpers/oidc-provider.js';
 import { freePort } from '../test/helpers/ports.js';
+import { startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -49,6 +52,24 @@ function addBulkTenant(klsDir: string): void {
   }
 }
 
+/** `POST /app-db/stop` and `/app-db/start` on loopback: the hooks' way to take the app database away and back. */
+async function startControl(postgres: TestPostgres): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const action = req.method === 'POST' ? { '/app-db/stop': () => postgres.stop(), '/app-db/start': () => postgres.start() }[req.url ?? ''] : undefined;
+    if (action === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    action().then(
+      () => res.writeHead(200).end(),
+      (err: Error) => res.writeHead(500).end(err.message),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 async function main(): Promise<number> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-contract-'));
   generateDemo({ out: dataDir });
@@ -69,6 +90,11 @@ async function main(): Promise<number> {
   const gitConfig = path.join(dataDir, 'gitconfig');
   fs.writeFileSync(gitConfig, '[user]\n\tname = Contract Tester\n\temail = contract@example.org\n');
 
+  // The app database is PostgreSQL, as several instances run it; the hooks stop and start it through a control
+  // server to see every collaboration operation answer 503 while it is down (and the server recover without restart).
+  const postgres = await startPostgres();
+  const appDbUrl = await postgres.createDatabase('contract');
+  const control = await startControl(postgres);
   const provider = await OidcProvider.start();
   const tokens = {
     admin: await provider.token({ sub: 'dredd-admin', name: 'Contract Tester', roles: ['admin'], tenants: ['*'] }, { expiresIn: 3600 }),
@@ -93,7 +119,7 @@ async function main(): Promise<number> {
     env: {
       ...process.env, PORT: String(port), DATA_DIR: dataDir, KLS_DIR: klsDir, LOG_LEVEL: 'error', GIT_CONFIG_GLOBAL: gitConfig,
       GITHUB_API_URL: github.url, GITHUB_TOKEN: '', ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: anthropicKey,
-      AUTH_MODE: 'oidc', OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience,
+      AUTH_MODE: 'oidc', OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience, APP_DB_URL: appDbUrl,
     },
     stdio: ['ignore', logFd, logFd],
   });
@@ -113,6 +139,7 @@ async function main(): Promise<number> {
         CONTRACT_KLS_DIR: klsDir,
         CONTRACT_FAKE_ANTHROPIC_URL: anthropic.url,
         CONTRACT_TOKENS: JSON.stringify(tokens),
+        CONTRACT_CONTROL_URL: control.url,
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -136,7 +163,8 @@ async function main(): Promise<number> {
     server.kill('SIGTERM');
     await exited;
     fs.closeSync(logFd);
-    await Promise.all([github.close(), anthropic.close(), provider.close()]);
+    await Promise.all([github.close(), anthropic.close(), provider.close(), control.close()]);
+    await postgres.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

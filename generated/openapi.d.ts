@@ -125,7 +125,11 @@ export interface paths {
          *     database query. `generation` is an in-memory counter per tenant: the first
          *     download (store mode) or first open (local mode) makes it 1 and each later swap
          *     of the tenant's `kls.sqlite` adds one. In local mode this call also notices a
-         *     file replaced on disk and swaps it in. Sent with `Cache-Control: no-store`.
+         *     file replaced on disk and swaps it in. `mtime` is, in store mode, the
+         *     `Last-Modified` time of the object the file was downloaded from (whole seconds,
+         *     so every instance reports the same time for the same object; an object written
+         *     again within the same second keeps it), and in local mode the file's
+         *     modification time. Sent with `Cache-Control: no-store`.
          *
          *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
@@ -1390,6 +1394,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description The server's metrics in the Prometheus text exposition format (version 0.0.4),
+         *     for a Prometheus server to scrape. Each server process has its own registry,
+         *     counting from zero at its start: with several instances, scrape each one. Public
+         *     like `GET /health` (no token with sign-in): the series name operations and
+         *     outcomes, never tenants, users or request contents. Sent with
+         *     `Cache-Control: no-store`.
+         *
+         *     - `http_request_duration_seconds` (histogram): time from receiving a request
+         *       until its response is ready to be written (a streamed body, such as an export,
+         *       is not waited for). Labels `operation` (the operationId; `unmatched` for a
+         *       request that matches no operation: unknown path, method not allowed, CORS
+         *       preflight), `method` and `status`. Every request counts, errors included.
+         *     - `search_result_cache_hits_total`, `search_result_cache_misses_total`
+         *       (counters): jumpbar searches answered from the result cache, and searches that
+         *       ran on the index.
+         *     - `object_store_downloaded_bytes_total` (counter): bytes of tenant files
+         *       received from the object store, counted as they arrive, failed downloads
+         *       included (store mode; stays 0 in local mode).
+         *     - `dimension_export_rows_total` (counter): CSV data rows written by dimension
+         *       exports, header rows not counted; an export broken off counts the rows encoded
+         *       until then.
+         *     - `narrative_calls_total` (counter): calls of the language model for narratives,
+         *       label `outcome`: `ok`, `api_error` (the API answered an HTTP error),
+         *       `timeout`, `unreachable`, `no_text` (an answer without text) or `failed`
+         *       (anything else). A narrative refused before the call (400, 404, 409, 429,
+         *       503) is not a call.
+         *     - `app_db_errors_total` (counter): failed units of work of the app database,
+         *       label `kind`: `busy` (a write did not get its lock in time) or `unreachable`
+         *       (the database does not answer), both answered 503, or `other` (answered 500).
+         *     - prom-client's Node.js and process metrics (`process_*`, `nodejs_*`): CPU time,
+         *       resident memory, heap spaces, event-loop lag, garbage collection, open file
+         *       descriptors, active handles.
+         *
+         *     Every labelled series of `narrative_calls_total` and `app_db_errors_total` is
+         *     present from the start, at 0. With `METRICS=off` nothing is recorded and this
+         *     path answers 404 like an unknown route.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1960,7 +2019,9 @@ export interface components {
             generation: number;
             /**
              * Format: date-time
-             * @description Modification time of the tenant's `kls.sqlite`.
+             * @description Store mode: the `Last-Modified` time of the object the tenant's `kls.sqlite`
+             *     was downloaded from (whole seconds; the same on every instance). Local mode:
+             *     the modification time of the tenant's `kls.sqlite`.
              * @example 2026-11-01T06:00:00.000Z
              */
             mtime: string;
@@ -3648,6 +3709,33 @@ export interface components {
             };
         };
         /**
+         * @description The app database (saved views, notebooks, notes) cannot do this now: a write
+         *     did not get its lock within `APP_DB_LOCK_TIMEOUT_MS` (default 5 s) because other
+         *     writes to the same notebook, note or view hold it (`Retry-After: 1`), or the
+         *     database does not answer (`Retry-After: 5`). Nothing was changed; repeat the
+         *     request after `Retry-After` seconds. Reads of tenant files are not affected.
+         */
+        AppDatabaseUnavailable: {
+            headers: {
+                "X-Build-Label": components["headers"]["XBuildLabel"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/app-database-unavailable",
+                 *       "title": "App database unavailable",
+                 *       "status": 503,
+                 *       "detail": "the app database does not answer; retry later",
+                 *       "instance": "/kantonsspital/api/notebook/cells",
+                 *       "requestId": "01JD2X6V4S8K9Q3M7N5P0R2T4W"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description With sign-in (`AUTH_MODE=oidc`) only: no bearer token was sent, or the token is
          *     malformed, expired (`exp`), not yet valid (`nbf`), signed by no key of the
          *     provider or with an algorithm other than an asymmetric one (`none` and HMAC are
@@ -4105,8 +4193,8 @@ export interface components {
         /**
          * @description Caching policy. Values by operation: logo `public, max-age=86400`; pipeline
          *     artifact and report `public, max-age=3600`; drift `private, max-age=<seconds left>`
-         *     (at most 300; at most 30 for failure statuses); db-status, store-status and
-         *     dimension export `no-store`; `/openapi.yaml`, `/openapi.json` and `/docs` `no-cache`; docs
+         *     (at most 300; at most 30 for failure statuses); db-status, store-status,
+         *     dimension export and metrics `no-store`; `/openapi.yaml`, `/openapi.json` and `/docs` `no-cache`; docs
          *     assets `public, max-age=86400`. With sign-in (`AUTH_MODE=oidc`) every response of
          *     an operation that needs a token is `private` instead of `public` (also sent when
          *     the operation sets no policy) and carries `Vary: Authorization`: no shared cache
@@ -4127,7 +4215,8 @@ export interface components {
         ContentDisposition: string;
         /**
          * @description Seconds after which the request is worth repeating: the tenant file's download
-         *     is expected to be done (503), or the caller's limit allows the next call (429).
+         *     is expected to be done or the app database to answer again (503), or the
+         *     caller's limit allows the next call (429).
          * @example 5
          */
         RetryAfter: number;
@@ -5056,6 +5145,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     updateView: {
@@ -5086,6 +5176,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     createView: {
@@ -5153,6 +5244,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     deleteView: {
@@ -5182,6 +5274,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     listSignalDefinitions: {
@@ -5472,6 +5565,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     addNotebookCell: {
@@ -5534,6 +5628,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     updateNotebookCell: {
@@ -5580,6 +5675,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     deleteNotebookCell: {
@@ -5610,6 +5706,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     addDiscussionReply: {
@@ -5674,6 +5771,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     listNotes: {
@@ -5727,6 +5825,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     createNote: {
@@ -5793,6 +5892,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     getNote: {
@@ -5872,6 +5972,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     updateNote: {
@@ -5918,6 +6019,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     addToNote: {
@@ -5979,6 +6081,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     deleteNote: {
@@ -6015,6 +6118,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     listTaxonomyMembers: {
@@ -6634,6 +6738,30 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every metric of this server, in the Prometheus text format. */
+            200: {
+                headers: {
+                    "X-Build-Label": components["headers"]["XBuildLabel"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4; charset=utf-8": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
 }

@@ -25,6 +25,7 @@ export async function createNarrative(input: Input<'createNarrative'>, deps: Dep
     lease.release();
   }
   const written = await deps.languageModel.write(prompt);
+  deps.metrics.narrativeCalls.inc({ outcome: written.ok ? 'ok' : written.failure });
   if (!written.ok) return problemResult('bad-gateway', written.message);
   return { status: 200, body: { narrative: firstSentences(written.text, locale), model: written.model } };
 }

@@ -15,6 +15,7 @@ export async function exportDimension(input: Input<'exportDimension'>, deps: Dep
     // the raw query: `f.<column>` keys are free-form (the contract's `filters` parameter), checked against the table
     query: input.query as Readonly<Record<string, unknown>>,
     declaredQuery: DECLARED_QUERY,
+    exportedRows: deps.metrics.exportedRows,
   });
   if ('missing' in started) return problemResult('not-found', started.missing);
   const headers: Record<string, string> = {

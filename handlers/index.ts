@@ -6,6 +6,7 @@ import { getDbStatus } from './get-db-status.js';
 import { getHealth } from './get-health.js';
 import { getIdentity } from './get-identity.js';
 import { getJumpbar } from './get-jumpbar.js';
+import { getMetrics } from './get-metrics.js';
 import { getOpenApiJson } from './get-open-api-json.js';
 import { getOpenApiYaml } from './get-open-api-yaml.js';
 import { getStoreStatus } from './get-store-status.js';
@@ -63,6 +64,7 @@ const implemented = {
   getOpenApiJson,
   getApiDocs,
   getApiDocsAsset,
+  getMetrics,
   // issue #3 handlers
   // issue #4 handlers
   getTenantLogo,

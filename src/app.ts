@@ -12,7 +12,7 @@ export async function createApp(deps: Deps): Promise<Koa> {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
-  app.use(requestContext(deps.log, deps.buildLabel.label));
+  app.use(requestContext(deps.log, deps.buildLabel.label, deps.metrics));
   app.use(auditTrail(deps.log));
   app.use(problemMiddleware());
   app.use(cors(deps.config.corsOrigins));

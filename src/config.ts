@@ -18,7 +18,8 @@ export interface Config {
     readonly region: string;
   };
   readonly storeConcurrency: number;
-  readonly appDbPath: string;
+  /** The app database (views, notebooks, notes): APP_DB_URL, APP_DB_POOL, APP_DB_LOCK_TIMEOUT_MS. */
+  readonly appDb: AppDbConfig;
   readonly afsDir: string;
   readonly logoDir: string;
   readonly gitWorkspacesDir: string | null;
@@ -42,12 +43,29 @@ export interface Config {
    */
   readonly searchMemoryBytes: number;
   readonly corsOrigins: readonly string[];
+  /** METRICS=on: `GET /metrics` serves Prometheus metrics; off: nothing is recorded and it answers 404. */
+  readonly metricsEnabled: boolean;
   /** Sign-in: none (a local desk: no token, identity from git) or OpenID Connect bearer tokens (docs in README). */
   readonly auth: AuthConfig;
   /** Limits on costly work per caller; 0 switches a limit off. */
   readonly limits: CostLimitsConfig;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
+
+/** APP_DB_URL as SQLite file or PostgreSQL URL, with the pool size and the lock wait of writes. */
+export type AppDbConfig = (
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | {
+      readonly kind: 'postgres';
+      /** The URL as given (node-postgres reads sslmode and every other parameter from it). */
+      readonly url: string;
+    }
+) & {
+  /** APP_DB_POOL: connections per instance (PostgreSQL). */
+  readonly pool: number;
+  /** APP_DB_LOCK_TIMEOUT_MS: how long a write waits for its lock before it answers 503 (SQLite: busy timeout). */
+  readonly lockTimeoutMs: number;
+};
 
 /** AUTH_MODE and, for `oidc`, the OIDC_* variables. */
 export type AuthConfig =
@@ -158,13 +176,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     else if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) problems.push(`S3_BUCKET is not a valid bucket name (got "${bucket}")`);
   }
 
-  const appDbUrl = text('APP_DB_URL') ?? `sqlite:${path.join(dataDir, 'app.sqlite')}`;
-  let appDbPath = path.join(dataDir, 'app.sqlite');
-  if (!appDbUrl.startsWith('sqlite:') || appDbUrl.length <= 'sqlite:'.length) {
-    problems.push(`APP_DB_URL must have the form sqlite:<path> (got "${appDbUrl}")`);
-  } else {
-    appDbPath = dir(appDbUrl.slice('sqlite:'.length));
-  }
+  const appDb = appDbConfig(text('APP_DB_URL'), path.join(dataDir, 'app.sqlite'), dir, problems, {
+    pool: integer('APP_DB_POOL', 10, 1, 1000),
+    lockTimeoutMs: integer('APP_DB_LOCK_TIMEOUT_MS', 5000, 100, 120_000),
+  });
 
   const auth = authConfig(env, text, integer, oneOf, problems);
 
@@ -184,7 +199,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       region: text('S3_REGION') ?? 'us-east-1',
     },
     storeConcurrency: integer('STORE_CONCURRENCY', 4, 1, 64),
-    appDbPath,
+    appDb,
     afsDir: dir(text('AFS_DIR') ?? path.join(dataDir, 'afs')),
     logoDir: dir(text('LOGO_DIR') ?? path.join(dataDir, 'logos')),
     gitWorkspacesDir: text('GIT_WORKSPACES_DIR') === null ? null : dir(text('GIT_WORKSPACES_DIR') as string),
@@ -201,6 +216,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     searchMemoryBytes: integer('SEARCH_MEMORY_MB', 128, 0, 1_048_576) * 1024 * 1024,
     responseValidation: oneOf('RESPONSE_VALIDATION', ['on', 'off'] as const, 'on') === 'on',
     corsOrigins: (text('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),
+    metricsEnabled: oneOf('METRICS', ['on', 'off'] as const, 'on') === 'on',
     auth,
     limits: {
       narrativesPerMinute: integer('NARRATIVE_PER_MINUTE', 10, 0, 1_000_000),
@@ -267,4 +283,36 @@ function authConfig(
     tenantsClaim: claimName('OIDC_TENANTS_CLAIM', 'tenants'),
     rolesClaim: claimName('OIDC_ROLES_CLAIM', 'roles'),
   };
+}
+
+const SSL_MODES = new Set(['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify']);
+
+/**
+ * APP_DB_URL: `sqlite:<path>` (default `$DATA_DIR/app.sqlite`) or `postgres://` / `postgresql://user:password@host:port/db`
+ * with optional parameters (`sslmode` one of disable, prefer, require, verify-ca, verify-full, no-verify).
+ * A password never appears in a configuration error.
+ */
+function appDbConfig(
+  raw: string | null,
+  defaultFile: string,
+  dir: (value: string) => string,
+  problems: string[],
+  sizes: { pool: number; lockTimeoutMs: number },
+): AppDbConfig {
+  if (raw === null) return { kind: 'sqlite', path: defaultFile, ...sizes };
+  if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return { kind: 'sqlite', path: dir(raw.slice('sqlite:'.length)), ...sizes };
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  const shown = url === null ? raw.replace(/:[^:@/]*@/, ':***@') : (url.password === '' ? url : Object.assign(new URL(url.href), { password: '***' })).href;
+  if (url === null || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') || url.hostname === '' || url.pathname.length <= 1) {
+    problems.push(`APP_DB_URL must be sqlite:<path> or postgres://user:password@host:port/database (got "${shown}")`);
+    return { kind: 'sqlite', path: defaultFile, ...sizes };
+  }
+  const sslmode = url.searchParams.get('sslmode');
+  if (sslmode !== null && !SSL_MODES.has(sslmode)) problems.push(`APP_DB_URL sslmode must be one of ${[...SSL_MODES].join(', ')} (got "${sslmode}")`);
+  return { kind: 'postgres', url: raw, ...sizes };
 }

@@ -10,6 +10,7 @@ import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument, type ContractDocument } from './contract-document.js';
 import { readGitIdentity, type GitIdentity } from './identity/git-identity.js';
 import type { Logger } from './logger.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { projectRoot } from './project-root.js';
 import { TenantRegistry, type TenantEntry } from './tenants/registry.js';
 import type { Tenants } from './tenants/tenants.js';
@@ -20,6 +21,7 @@ import { DriftCache } from './drift/drift-cache.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import type { KlsStore } from './store/kls-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
+import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
 import { SearchIndexes } from './search/search-indexes.js';
 import { prebuildSearchIndex } from './search/tenant-search.js';
 
@@ -50,6 +52,8 @@ export interface Deps {
   readonly tokens: TokenVerifier | null;
   /** Limits on costly work per caller (narratives, exports, signal tools). */
   readonly limits: CostLimits;
+  /** Prometheus metrics of this server (its own registry); records nothing with METRICS=off. */
+  readonly metrics: Metrics;
 }
 
 /** Deps plus the means to release them on shutdown. */
@@ -68,18 +72,24 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   // First, so that an unusable identity provider stops the start before anything is opened.
   const tokens = config.auth.mode === 'oidc' ? await openOidc(config.auth, log, oidcTiming) : null;
   const contract = loadContractDocument(root);
+  const metrics = await createMetrics(config.metricsEnabled);
   const tenants = new TenantRegistry(config.klsDir, config.klsMode, log);
-  const searchIndexes = new SearchIndexes(log.child({ component: 'search' }), searchHitCheck(contract), config.searchMemoryBytes);
+  const searchIndexes = new SearchIndexes(
+    log.child({ component: 'search' }),
+    searchHitCheck(contract),
+    config.searchMemoryBytes,
+    new SearchResultCache(RESULT_CACHE_ENTRIES, { hits: metrics.searchCacheHits, misses: metrics.searchCacheMisses }),
+  );
   // Every file put in service gets its search index built in the background, before its first search.
   tenants.onInstalled((entry) => prebuildSearchIndex(tenants, searchIndexes, entry.compositeId));
-  const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log) : null;
+  const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log, metrics) : null;
   // Store mode: cached files are served at once; the first sync with the store runs in the background.
   if (store !== null) void store.start();
   else tenants.scanLocal();
   const scanTimer = store === null ? setInterval(() => tenants.scanLocal(), LOCAL_SCAN_INTERVAL_MS) : undefined;
   scanTimer?.unref();
 
-  const appDb = await openAppDatabase(config.appDbPath);
+  const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), (kind) => metrics.appDbErrors.inc({ kind }));
   const home = os.homedir();
   const signalTools = new SignalTools(
     config.signalCheckerCmd === null ? bundledCommand('checker') : { argv: config.signalCheckerCmd, bundled: false },
@@ -102,6 +112,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     searchIndexes,
     tokens,
     limits: new CostLimits(config.limits),
+    metrics,
     async close() {
       clearInterval(scanTimer);
       searchIndexes.close();
@@ -190,7 +201,7 @@ function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'codeHost'
               try {
                 model = await anthropic();
               } catch {
-                return { ok: false, message: 'The language-model client could not be loaded.' };
+                return { ok: false, failure: 'failed', message: 'The language-model client could not be loaded.' };
               }
               return model.write(prompt);
             },
@@ -199,7 +210,7 @@ function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'codeHost'
 }
 
 /** KLS store mode over the configured S3-compatible server (the one place a Minio.Client is built). */
-async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logger): Promise<KlsStore> {
+async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logger, metrics: Metrics): Promise<KlsStore> {
   const [Minio, { KlsStore }, { MinioObjectStore }] = await Promise.all([import('minio'), import('./store/kls-store.js'), import('./store/object-store.js')]);
   const endpoint = new URL(config.s3.endpoint as string);
   const useSSL = endpoint.protocol === 'https:';
@@ -213,5 +224,5 @@ async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logg
     pathStyle: true,
   });
   const objects = new MinioObjectStore(client, config.s3.bucket as string);
-  return new KlsStore(tenants, objects, { prefix: config.s3.prefix, concurrency: config.storeConcurrency }, log);
+  return new KlsStore(tenants, objects, { prefix: config.s3.prefix, concurrency: config.storeConcurrency, downloadedBytes: metrics.storeDownloadedBytes }, log);
 }

@@ -1,8 +1,39 @@
-// Setups for saved views, notebooks and notes (issue #6). The IDs in the contract's examples cannot exist in a
-// fresh app database, so each 2xx transaction first creates its resource through the API and puts the new ID
-// into the request; the 404 transactions of cell and note operations keep the example ID (unknown) with a known
-// tenant, so they check "unknown cell/note" rather than "unknown tenant".
+// Setups for saved views, notebooks and notes. The IDs in the contract's examples cannot exist in a fresh app
+// database, so each 2xx transaction first creates its resource through the API and puts the new ID into the
+// request; the 404 transactions of cell and note operations keep the example ID (unknown) with a known tenant, so
+// they check "unknown cell/note" rather than "unknown tenant". The 503 transactions stop the app database
+// (PostgreSQL, through run.ts's control endpoint) and start it again afterwards.
+const http = require('node:http');
+
 const TENANT = 'kantonsspital';
+
+/** POST to run.ts's control server (stop or start the app database). */
+function control(action) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL(`/app-db/${action}`, process.env.CONTRACT_CONTROL_URL), { method: 'POST' }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`control ${action} answered ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The app database is down for this transaction; afterwards it is started and the server healthy again. */
+async function appDbDown(transaction, tools) {
+  if (!process.env.CONTRACT_CONTROL_URL) return tools.skip('the app database of the server under test cannot be stopped from here');
+  await control('stop');
+  tools.after(async () => {
+    await control('start');
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const health = await tools.request('GET', '/health');
+      if (health.status === 200) return;
+      if (Date.now() > deadline) throw new Error('the server did not become healthy after the app database came back');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+}
 
 /** Replaces the path segment of template parameter `name` (e.g. cell_id) in the transaction's URI. */
 function setPathParam(transaction, tools, name, value) {
@@ -88,3 +119,12 @@ module.exports = {
     },
   },
 };
+
+// every operation of this area answers 503 while the app database does not answer
+for (const operationId of [
+  'listViews', 'createView', 'updateView', 'deleteView',
+  'getNotebook', 'addNotebookCell', 'updateNotebookCell', 'deleteNotebookCell', 'addDiscussionReply',
+  'listNotes', 'createNote', 'getNote', 'addToNote', 'updateNote', 'deleteNote',
+]) {
+  module.exports[operationId] = { ...(module.exports[operationId] || {}), 503: appDbDown };
+}

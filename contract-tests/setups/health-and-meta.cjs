@@ -1,4 +1,4 @@
-// Setups for the Health, Search (modes built so far) and Meta operations.
+// Setups for the operations tagged Health, Search (modes built so far), Meta and Operations.
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -27,6 +27,10 @@ module.exports = {
       tools.setQuery('mode', 'summary');
       tools.setTenant(BROKEN_TENANT);
     },
+  },
+  getMetrics: {
+    // the Dredd server runs with METRICS=on (the default); only METRICS=off answers 404
+    404: (transaction, tools) => tools.skip('needs a server with METRICS=off; test/api/get-metrics.test.ts checks that 404'),
   },
   getApiDocsAsset: {
     // one 200 transaction per declared media type: ask for an asset of that type

@@ -19,6 +19,8 @@ export interface CsvChunks {
   onReady?(resume: () => void): void;
   /** Stops reading (closes iterators, workers); called exactly once, at the end, on an error or on destroy. */
   close(): void;
+  /** Records in the chunks answered so far (the export-rows metric reads it at the end). */
+  readonly rows: number;
 }
 
 /** What the stream reads from and what it gives back when it ends or is destroyed. */
@@ -106,47 +108,54 @@ export const CHUNK_BUFFER_BYTES = CHUNK_BYTES + SLACK_BYTES;
 /**
  * Encodes rows into `target` (CHUNK_BUFFER_BYTES long) until about CHUNK_BYTES are used. A record longer than
  * the room left ends the chunk and comes back as `long` (its own buffer, to be sent right after `used` bytes).
- * `done` when the rows ran out.
+ * `done` when the rows ran out; `records` counts the records encoded, `long` included.
  */
-export function encodeRowsInto(rows: Iterator<unknown[]>, target: Buffer): { used: number; done: boolean; long: Buffer | null } {
+export function encodeRowsInto(rows: Iterator<unknown[]>, target: Buffer): { used: number; done: boolean; long: Buffer | null; records: number } {
   let used = 0;
+  let records = 0;
   while (used < CHUNK_BYTES) {
     const next = rows.next();
-    if (next.done === true) return { used, done: true, long: null };
+    if (next.done === true) return { used, done: true, long: null, records };
     const record = csvRecord(next.value);
+    records += 1;
     // a UTF-16 code unit never takes more than 3 UTF-8 bytes
-    if (record.length * 3 > target.length - used) return { used, done: false, long: Buffer.from(record, 'utf8') };
+    if (record.length * 3 > target.length - used) return { used, done: false, long: Buffer.from(record, 'utf8'), records };
     used += target.write(record, used, 'utf8');
   }
-  return { used, done: false, long: null };
+  return { used, done: false, long: null, records };
 }
 
 /**
  * One chunk of about CHUNK_BYTES of CSV, allocated at its exact size when it is made (so it dies young once
  * written). `done` when the rows ran out; the chunk may then be empty.
  */
-export function encodeSomeRows(rows: Iterator<unknown[]>): { chunk: Buffer; done: boolean } {
-  const { used, done, long } = encodeRowsInto(rows, scratch);
+export function encodeSomeRows(rows: Iterator<unknown[]>): { chunk: Buffer; done: boolean; records: number } {
+  const { used, done, long, records } = encodeRowsInto(rows, scratch);
   const chunk = Buffer.allocUnsafeSlow(used + (long?.length ?? 0));
   scratch.copy(chunk, 0, 0, used);
   long?.copy(chunk, used);
-  return { chunk, done };
+  return { chunk, done, records };
 }
 
 /** Chunks of about 256 KiB encoded value by value from rows (a better-sqlite3 raw iterator). */
 export function rowChunks(rows: Iterator<unknown[]>): CsvChunks {
   let done = false;
+  let records = 0;
   return {
     next(): Buffer | null {
       while (!done) {
         const encoded = encodeSomeRows(rows);
         done = encoded.done;
+        records += encoded.records;
         if (encoded.chunk.length > 0) return encoded.chunk;
       }
       return null;
     },
     close(): void {
       rows.return?.();
+    },
+    get rows(): number {
+      return records;
     },
   };
 }

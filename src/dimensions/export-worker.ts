@@ -36,13 +36,13 @@ if (db !== null) {
       while (free.length > 0 && k < data.blocks) {
         rows ??= block.iterate(data.lo + k * data.blockRows, data.lo + (k + 1) * data.blockRows, ...data.params) as Iterator<unknown[]>;
         const slot = free.shift()!;
-        const { used, done, long } = encodeRowsInto(rows, slots[slot]!);
+        const { used, done, long, records } = encodeRowsInto(rows, slots[slot]!);
         let buffer: ArrayBuffer | null = null;
         if (long !== null) {
           buffer = new ArrayBuffer(long.length);
           new Uint8Array(buffer).set(long);
         }
-        send({ kind: 'chunk', block: k, last: done, slot, length: used, long: buffer }, buffer === null ? [] : [buffer]);
+        send({ kind: 'chunk', block: k, last: done, slot, length: used, long: buffer, records }, buffer === null ? [] : [buffer]);
         if (done) {
           rows = null;
           k = following(k);

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
+import { UNCOUNTED, type Count } from '../metrics/metrics.js';
 import type { Tenants } from '../tenants/tenants.js';
 import { CsvExportStream, rowChunks, type CsvChunks } from './csv-export-stream.js';
 import { findDimensionTable, type DimensionTable } from './dimension-table.js';
@@ -30,6 +31,8 @@ export interface ExportRequest {
   declaredQuery: readonly string[];
   /** Row cap; MAX_EXPORT_ROWS unless given (tests use a small one to see truncation). */
   maxRows?: number;
+  /** Moved by the data rows written once the stream ends or is destroyed (metrics); uncounted unless given. */
+  exportedRows?: Count;
 }
 
 /**
@@ -62,10 +65,13 @@ export async function startDimensionExport(tenants: Tenants, request: ExportRequ
     }
     const connection = db;
     db = null; // the stream owns it now
+    const source = chunks;
+    const exportedRows = request.exportedRows ?? UNCOUNTED;
     const csv = new CsvExportStream({
       header: table.columns.map((c) => c.name),
-      chunks,
+      chunks: source,
       release: () => {
+        exportedRows.inc(source.rows);
         connection.close();
         lease.release();
       },

@@ -45,8 +45,8 @@ export interface ExportWorkerData {
 /** What the worker sends. */
 export type ExportWorkerMessage =
   | { kind: 'ready' }
-  /** `length` bytes in slot `slot`, then `long` (a record too long for the slot) when there is one. */
-  | { kind: 'chunk'; block: number; last: boolean; slot: number; length: number; long: ArrayBuffer | null }
+  /** `length` bytes in slot `slot`, then `long` (a record too long for the slot) when there is one; `records` in all. */
+  | { kind: 'chunk'; block: number; last: boolean; slot: number; length: number; long: ArrayBuffer | null; records: number }
   | { kind: 'error'; message: string };
 
 /** The blocks of a parallel export, or the reason it runs on the main thread alone. */
@@ -166,6 +166,7 @@ export async function parallelChunks(
   const own = db.prepare(sql).raw(true).safeIntegers(true);
   let block = 0;
   let rows: Iterator<unknown[]> | null = null;
+  let records = 0;
   return {
     next(): Buffer | null | typeof WAIT {
       for (;;) {
@@ -173,7 +174,8 @@ export async function parallelChunks(
         if (block >= plan.blocks) return null;
         if (block % BLOCK_CYCLE === 0) {
           rows ??= own.iterate(plan.lo + block * BLOCK_ROWIDS, plan.lo + (block + 1) * BLOCK_ROWIDS, ...filter.params) as Iterator<unknown[]>;
-          const { chunk, done } = encodeSomeRows(rows);
+          const { chunk, done, records: encoded } = encodeSomeRows(rows);
+          records += encoded;
           if (done) {
             rows = null;
             block += 1;
@@ -191,6 +193,7 @@ export async function parallelChunks(
         chunk.set(new Uint8Array(data.shared, message.slot * CHUNK_BUFFER_BYTES, message.length));
         long?.copy(chunk, message.length);
         worker.postMessage(message.slot);
+        records += message.records;
         if (message.last) block += 1;
         if (chunk.length > 0) return chunk;
       }
@@ -201,6 +204,9 @@ export async function parallelChunks(
     close(): void {
       rows?.return?.();
       stop();
+    },
+    get rows(): number {
+      return records;
     },
   };
 }

@@ -13,6 +13,7 @@ import { readJsonBody } from './body.js';
 import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
 import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
 import { EncodedJson } from './encoded-json.js';
+import { OPERATION_STATE } from './request-context.js';
 import { compiledMatchOperation } from './route-matcher.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
@@ -71,6 +72,7 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
     const rule = ruleOf(operationId);
     const limited = operationId in LIMITED_OPERATIONS;
     api.register(operationId, async (c: Context, ctx: Koa.Context) => {
+      ctx.state[OPERATION_STATE] = operationId;
       const record = auditRecord(ctx, rule);
       const caller = (ctx.state.caller as Caller | undefined) ?? (verifier === null ? localCaller(ctx.ip) : anonymousCaller(ctx.ip));
       record.caller ??= caller;
@@ -98,6 +100,7 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
     throw unauthorized(null);
   });
   api.register('validationFail', (c: Context, ctx: Koa.Context) => {
+    ctx.state[OPERATION_STATE] = c.operation.operationId;
     auditRecord(ctx, ruleOf(c.operation.operationId as string));
     throw invalidRequest(toIssues(c.validation.errors ?? []));
   });
@@ -123,6 +126,8 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
     // sign-in (does it need a token?).
     const carriesBody = (ctx.request.length ?? 0) > 0 || ctx.get('transfer-encoding') !== '';
     const operation = carriesBody || verifier !== null ? api.router.matchOperation(request) : undefined;
+    // known before the body is read or the token checked, so that a 401, 413 or 415 is measured under it too
+    if (operation !== undefined) ctx.state[OPERATION_STATE] = operation.operationId;
     const serve = async () => {
       const content = (operation?.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
       if (carriesBody && content !== undefined) request.body = await readJsonBody(ctx, Object.keys(content));

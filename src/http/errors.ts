@@ -22,6 +22,7 @@ export const PROBLEMS = {
   'not-implemented': { status: 501, title: 'Not implemented' },
   'bad-gateway': { status: 502, title: 'Upstream service failed' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
+  'app-database-unavailable': { status: 503, title: 'App database unavailable' },
   'tenant-unavailable': { status: 503, title: 'Tenant not available yet' },
 } as const;
 

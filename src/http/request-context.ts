@@ -1,14 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import type { Logger } from '../logger.js';
+import { UNMATCHED_OPERATION, type Metrics } from '../metrics/metrics.js';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** Where the contract middleware names the operation a request matched (ctx.state), for the request metrics. */
+export const OPERATION_STATE = 'operationId';
+
 /**
  * Gives every request an id (the client's `X-Request-Id` when well-formed), a child logger, the
- * `X-Request-Id` and `X-Build-Label` response headers, and one log line when it ends.
+ * `X-Request-Id` and `X-Build-Label` response headers, and one log line when it ends; the same duration goes
+ * to `metrics` under the operation the contract middleware matched.
  */
-export function requestContext(log: Logger, buildLabel: string): Koa.Middleware {
+export function requestContext(log: Logger, buildLabel: string, metrics?: Metrics): Koa.Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const offered = ctx.get('x-request-id');
@@ -21,6 +26,7 @@ export function requestContext(log: Logger, buildLabel: string): Koa.Middleware 
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      metrics?.observeRequest((ctx.state[OPERATION_STATE] as string | undefined) ?? UNMATCHED_OPERATION, ctx.method, ctx.status, ms / 1000);
       const line = { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 };
       const child = ctx.state.log as Logger;
       if (ctx.status >= 500) child.error(line, 'request');

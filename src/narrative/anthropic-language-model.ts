@@ -34,7 +34,7 @@ export function anthropicLanguageModel(client: Anthropic, model: string, timeout
           .flatMap((block) => (block.type === 'text' ? [block.text] : []))
           .join('')
           .trim();
-        if (text === '') return { ok: false, message: 'The language-model API returned no text.' };
+        if (text === '') return { ok: false, failure: 'no_text', message: 'The language-model API returned no text.' };
         return { ok: true, text, model: typeof message.model === 'string' && message.model !== '' ? message.model : model };
       } catch (err) {
         if (controller.signal.aborted) return timedOut(timeoutMs);
@@ -46,15 +46,15 @@ export function anthropicLanguageModel(client: Anthropic, model: string, timeout
   };
 }
 
-const timedOut = (timeoutMs: number): WriteOutcome => ({ ok: false, message: `The language-model API did not answer within ${timeoutMs} ms.` });
+const timedOut = (timeoutMs: number): WriteOutcome => ({ ok: false, failure: 'timeout', message: `The language-model API did not answer within ${timeoutMs} ms.` });
 
 function fromError(err: unknown, timeoutMs: number): WriteOutcome {
   if (err instanceof APIConnectionTimeoutError) return timedOut(timeoutMs);
-  if (err instanceof APIConnectionError) return { ok: false, message: 'The language-model API could not be reached.' };
+  if (err instanceof APIConnectionError) return { ok: false, failure: 'unreachable', message: 'The language-model API could not be reached.' };
   if (err instanceof APIError && typeof err.status === 'number') {
     const type = err.type;
     const named = typeof type === 'string' && /^[a-z_]{1,40}$/.test(type) ? ` (${type})` : '';
-    return { ok: false, message: `The language-model API answered HTTP ${err.status}${named}.` };
+    return { ok: false, failure: 'api_error', message: `The language-model API answered HTTP ${err.status}${named}.` };
   }
-  return { ok: false, message: 'The language-model API call failed.' };
+  return { ok: false, failure: 'failed', message: 'The language-model API call failed.' };
 }

@@ -5,8 +5,14 @@ export interface NarrativePrompt {
   readonly maxTokens: number;
 }
 
-/** The model's text and the model name the API reports, or a failure message fit for clients (names no secret). */
-export type WriteOutcome = { ok: true; text: string; model: string } | { ok: false; message: string };
+/**
+ * Why a call failed: the API answered an HTTP error, did not answer in time, could not be reached, answered
+ * without text, or anything else (the client could not be loaded, an unexpected error).
+ */
+export type WriteFailure = 'api_error' | 'timeout' | 'unreachable' | 'no_text' | 'failed';
+
+/** The model's text and the model name the API reports, or why it failed and a message fit for clients (names no secret). */
+export type WriteOutcome = { ok: true; text: string; model: string } | { ok: false; failure: WriteFailure; message: string };
 
 /** Port to the language-model API; implementations translate their SDK's errors and never throw. */
 export interface LanguageModel {

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { components } from '../../generated/openapi.js';
 import { NotebookRow } from '../appdb/notebook.entity.js';
-import { readUnit, writeUnit, type AppDbManager } from '../appdb/unit-of-work.js';
+import { readUnit, writeUnit, type AppDbManager, type LockKey } from '../appdb/unit-of-work.js';
 import { toApiCell } from './cell-content.js';
 import type { CellRules } from './cell-rules.js';
 import { addReply, appendCell, assertNewCell, deleteCell, listCells, updateCell, type CellOwner, type ReplyInput } from './cell-store.js';
@@ -13,6 +13,8 @@ export type ApiNotebook = components['schemas']['Notebook'];
 export type NotebookMiss = 'no-cell' | 'not-discussion';
 
 const ownerOf = (tenantId: string): CellOwner => ({ kind: 'notebook', id: tenantId });
+/** Every write to a tenant's notebook waits for the ones before it (see unit-of-work.ts). */
+const lockOf = (tenantId: string): LockKey => `notebook:${tenantId}`;
 
 async function toApiNotebook(m: AppDbManager, row: NotebookRow): Promise<ApiNotebook> {
   const cells = await listCells(m, ownerOf(row.tenantId));
@@ -38,7 +40,7 @@ export async function readNotebook(dataSource: DataSource, tenantId: string): Pr
     return row === null ? null : toApiNotebook(m, row);
   });
   if (existing !== null) return existing;
-  return writeUnit(dataSource, async (m) => toApiNotebook(m, await ensureNotebook(m, tenantId, new Date())));
+  return writeUnit(dataSource, lockOf(tenantId), async (m) => toApiNotebook(m, await ensureNotebook(m, tenantId, new Date())));
 }
 
 /** Appends a cell (400 when it breaks the cell rules); the updated notebook and the new cell's ID. */
@@ -49,7 +51,7 @@ export async function appendNotebookCell(
   request: { cell: Record<string, unknown>; author?: string | undefined },
 ): Promise<{ notebook: ApiNotebook; cellId: string }> {
   assertNewCell(rules, request.cell, request.author);
-  return writeUnit(dataSource, async (m) => {
+  return writeUnit(dataSource, lockOf(tenantId), async (m) => {
     const now = new Date();
     const notebook = await ensureNotebook(m, tenantId, now);
     const row = await appendCell(m, ownerOf(tenantId), request.cell, request.author, now);
@@ -66,7 +68,7 @@ export async function updateNotebookCell(
   cellId: string,
   change: { updates: Record<string, unknown>; author?: string | undefined },
 ): Promise<ApiNotebook | NotebookMiss> {
-  return writeUnit(dataSource, async (m) => {
+  return writeUnit(dataSource, lockOf(tenantId), async (m) => {
     const now = new Date();
     const notebook = await ensureNotebook(m, tenantId, now);
     if ((await updateCell(m, ownerOf(tenantId), cellId, change, rules, now)) === null) return 'no-cell';
@@ -77,7 +79,7 @@ export async function updateNotebookCell(
 
 /** Deletes a cell; the updated notebook, or 'no-cell'. */
 export async function deleteNotebookCell(dataSource: DataSource, tenantId: string, cellId: string): Promise<ApiNotebook | NotebookMiss> {
-  return writeUnit(dataSource, async (m) => {
+  return writeUnit(dataSource, lockOf(tenantId), async (m) => {
     const now = new Date();
     const notebook = await ensureNotebook(m, tenantId, now);
     if (!(await deleteCell(m, ownerOf(tenantId), cellId))) return 'no-cell';
@@ -88,7 +90,7 @@ export async function deleteNotebookCell(dataSource: DataSource, tenantId: strin
 
 /** Appends a reply to a discussion cell; the updated notebook, or why not. */
 export async function replyInNotebook(dataSource: DataSource, tenantId: string, cellId: string, reply: ReplyInput): Promise<ApiNotebook | NotebookMiss> {
-  return writeUnit(dataSource, async (m) => {
+  return writeUnit(dataSource, lockOf(tenantId), async (m) => {
     const now = new Date();
     const notebook = await ensureNotebook(m, tenantId, now);
     const outcome = await addReply(m, ownerOf(tenantId), cellId, reply, now);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { components } from '../../generated/openapi.js';
 import { NoteRow } from '../appdb/note.entity.js';
-import { readUnit, writeUnit, type AppDbManager } from '../appdb/unit-of-work.js';
+import { readUnit, writeUnit, type AppDbManager, type LockKey } from '../appdb/unit-of-work.js';
 import { toApiCell } from '../notebooks/cell-content.js';
 import type { CellRules } from '../notebooks/cell-rules.js';
 import {
@@ -25,6 +25,8 @@ export type ApiNote = components['schemas']['Note'];
 export type ApiNoteSummary = components['schemas']['NoteSummary'];
 
 const ownerOf = (noteId: string): CellOwner => ({ kind: 'note', id: noteId });
+/** Every write to a note (its metadata or its cells) waits for the ones before it (see unit-of-work.ts). */
+const lockOf = (noteId: string): LockKey => `note:${noteId}`;
 
 /** A note row and its cell count as the API's summary. */
 export function toApiNoteSummary(row: NoteRow, cellCount: number): ApiNoteSummary {
@@ -69,9 +71,10 @@ export function listNotes(dataSource: DataSource, tenantId: string): Promise<Api
 
 /** Creates an empty note by `author` (the git identity's name, or null). */
 export function createNote(dataSource: DataSource, tenantId: string, note: { title: string; tags: string[]; author: string | null }): Promise<ApiNote> {
-  return writeUnit(dataSource, async (m) => {
+  const noteId = randomUUID();
+  return writeUnit(dataSource, lockOf(noteId), async (m) => {
     const stamp = new Date().toISOString();
-    const row = m.create(NoteRow, { noteId: randomUUID(), tenantId, title: note.title, tags: note.tags, author: note.author, createdAt: stamp, updatedAt: stamp });
+    const row = m.create(NoteRow, { noteId, tenantId, title: note.title, tags: note.tags, author: note.author, createdAt: stamp, updatedAt: stamp });
     await m.insert(NoteRow, row);
     return toApiNote(m, row);
   });
@@ -98,7 +101,7 @@ export async function appendNoteCell(
   author?: string,
 ): Promise<string | null> {
   assertNewCell(rules, cell, author);
-  return writeUnit(dataSource, async (m) => {
+  return writeUnit(dataSource, lockOf(noteId), async (m) => {
     const note = await findNote(m, tenantId, noteId);
     if (note === null) return null;
     const now = new Date();
@@ -110,7 +113,7 @@ export async function appendNoteCell(
 
 /** Appends a reply to a discussion cell of the note. */
 export function replyInNote(dataSource: DataSource, tenantId: string, noteId: string, cellId: string, reply: ReplyInput): Promise<ReplyOutcome | 'no-note'> {
-  return writeUnit(dataSource, async (m) => {
+  return writeUnit(dataSource, lockOf(noteId), async (m) => {
     const note = await findNote(m, tenantId, noteId);
     if (note === null) return 'no-note';
     const now = new Date();
@@ -122,7 +125,7 @@ export function replyInNote(dataSource: DataSource, tenantId: string, noteId: st
 
 /** Replaces title and/or tags; false when the tenant has no such note. */
 export function updateNoteMetadata(dataSource: DataSource, tenantId: string, noteId: string, change: { title?: string | undefined; tags?: string[] | undefined }): Promise<boolean> {
-  return writeUnit(dataSource, async (m) => {
+  return writeUnit(dataSource, lockOf(noteId), async (m) => {
     const note = await findNote(m, tenantId, noteId);
     if (note === null) return false;
     const values: Partial<NoteRow> = { updatedAt: new Date().toISOString() };
@@ -143,7 +146,7 @@ export function updateNoteCell(
   updates: Record<string, unknown>,
   author?: string,
 ): Promise<boolean> {
-  return writeUnit(dataSource, async (m) => {
+  return writeUnit(dataSource, lockOf(noteId), async (m) => {
     const note = await findNote(m, tenantId, noteId);
     if (note === null) return false;
     const now = new Date();
@@ -155,7 +158,7 @@ export function updateNoteCell(
 
 /** Deletes the note with its cells, or only one cell when `cellId` is given; false when either does not exist. */
 export function deleteNote(dataSource: DataSource, tenantId: string, noteId: string, cellId?: string): Promise<boolean> {
-  return writeUnit(dataSource, async (m) => {
+  return writeUnit(dataSource, lockOf(noteId), async (m) => {
     const note = await findNote(m, tenantId, noteId);
     if (note === null) return false;
     if (cellId !== undefined) {

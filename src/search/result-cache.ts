@@ -1,3 +1,4 @@
+import { UNCOUNTED, type Count } from '../metrics/metrics.js';
 import type { EncodedResults } from './search-index.js';
 
 /** Entries kept by default: typeahead repeats a small set of prefixes, and a full result is ~2-25 KB of JSON. */
@@ -13,7 +14,11 @@ export class SearchResultCache {
   hits = 0;
   misses = 0;
 
-  constructor(readonly capacity: number = RESULT_CACHE_ENTRIES) {}
+  constructor(
+    readonly capacity: number = RESULT_CACHE_ENTRIES,
+    /** The server's hit and miss counters (metrics), moved with `hits` and `misses`. */
+    private readonly counts: { hits: Count; misses: Count } = { hits: UNCOUNTED, misses: UNCOUNTED },
+  ) {}
 
   /** Key of one search; the NUL separator cannot occur in a composite ID. */
   static keyOf(compositeId: string, generation: number, folded: string): string {
@@ -25,9 +30,11 @@ export class SearchResultCache {
     const found = this.entries.get(key);
     if (found === undefined) {
       this.misses += 1;
+      this.counts.misses.inc();
       return undefined;
     }
     this.hits += 1;
+    this.counts.hits.inc();
     this.entries.delete(key);
     this.entries.set(key, found);
     return found;

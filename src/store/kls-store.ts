@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
+import type { Count } from '../metrics/metrics.js';
 import type { TenantEntry, TenantRegistry } from '../tenants/registry.js';
 import { removeLeftoverTemps } from './cache-files.js';
 import { TENANT_FILES, isInScope, listedTenants, scopePrefix, type ListedTenant, type SyncScope } from './layout.js';
@@ -38,7 +39,7 @@ export class KlsStore {
   constructor(
     private readonly registry: TenantRegistry,
     private readonly objects: ObjectStore,
-    private readonly options: { prefix: string; concurrency: number },
+    private readonly options: { prefix: string; concurrency: number; downloadedBytes: Count },
     private readonly log: Logger,
   ) {
     this.limiter = new Limiter(options.concurrency);
@@ -140,6 +141,7 @@ export class KlsStore {
         signal: this.abort.signal,
         progress: this.transfers,
         limited: (task) => this.limiter.run(task),
+        downloadedBytes: this.options.downloadedBytes,
       },
       listed,
     )

@@ -9,6 +9,8 @@ export interface StoredObject {
   key: string;
   size: number;
   etag: string;
+  /** When the object was last written, to the second (as its Last-Modified header says it); absent when not listed. */
+  lastModified?: Date;
 }
 
 /** What a download transferred: the ETag and length the store sent with the body. */
@@ -17,6 +19,8 @@ export interface DownloadedObject {
   bytes: number;
   /** Content-Length announced by the store, null when it sent none. */
   announcedBytes: number | null;
+  /** Last-Modified sent with the body, null when it sent none or an unreadable one. */
+  lastModified: Date | null;
 }
 
 /** Bytes received so far and bytes expected (null while unknown). */
@@ -37,6 +41,15 @@ export class ObjectStoreError extends Error {
 }
 
 const unquote = (etag: string | undefined): string => (etag ?? '').replace(/^W\//, '').replace(/^"+|"+$/g, '');
+
+/**
+ * A store time cut to whole seconds, or null when it is not a valid time. Listings may carry milliseconds, the
+ * Last-Modified header never does: cut, both give the same time for the same object.
+ */
+export function toStoreTime(value: Date | string | undefined): Date | null {
+  const ms = value === undefined ? NaN : new Date(value).getTime();
+  return Number.isFinite(ms) ? new Date(Math.floor(ms / 1000) * 1000) : null;
+}
 
 /** Translates an SDK or network error into an ObjectStoreError naming the S3 code or the network failure. */
 export function toObjectStoreError(err: unknown, what: string): ObjectStoreError {
@@ -61,7 +74,9 @@ export class MinioObjectStore implements ObjectStore {
       const objects: StoredObject[] = [];
       const stream = this.client.listObjectsV2(this.bucket, prefix, true);
       stream.on('data', (item) => {
-        if (typeof item.name === 'string') objects.push({ key: item.name, size: item.size, etag: unquote(item.etag) });
+        if (typeof item.name !== 'string') return;
+        const lastModified = toStoreTime(item.lastModified);
+        objects.push({ key: item.name, size: item.size, etag: unquote(item.etag), ...(lastModified === null ? {} : { lastModified }) });
       });
       stream.on('error', (err) => reject(toObjectStoreError(err, `listing s3://${this.bucket}/${prefix} failed`)));
       stream.on('end', () => resolve(objects));
@@ -94,6 +109,6 @@ export class MinioObjectStore implements ObjectStore {
     } catch (err) {
       throw toObjectStoreError(err, what);
     }
-    return { etag: unquote(headers.etag as string | undefined), bytes, announcedBytes };
+    return { etag: unquote(headers.etag as string | undefined), bytes, announcedBytes, lastModified: toStoreTime(headers['last-modified']) };
   }
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
+import type { Count } from '../metrics/metrics.js';
 import type { TenantEntry, TenantRegistry } from '../tenants/registry.js';
 import { checkSqliteFile, isCachedCopy, recordCachedObject, tempPathFor } from './cache-files.js';
 import type { ListedTenant, TenantFileName } from './layout.js';
@@ -22,6 +23,8 @@ export interface TenantDownloadContext {
   readonly progress: Map<string, TransferProgress>;
   /** Runs a transfer within the STORE_CONCURRENCY bound. */
   readonly limited: <T>(task: () => Promise<T>) => Promise<T>;
+  /** Bytes received from the store (metrics). */
+  readonly downloadedBytes: Count;
 }
 
 const hasLiveHandle = (entry: TenantEntry): boolean => entry.handle !== null && !entry.handle.isClosed;
@@ -41,6 +44,7 @@ export async function syncTenantFiles(ctx: TenantDownloadContext, listed: Listed
     recordCachedObject(entry.dir, 'sis.sqlite', null);
   }
   entry.hasSis = fs.existsSync(sisPath);
+  if (klsCurrent) keepStoreMtime(entry.klsPath, listed.kls.lastModified);
   if (klsCurrent && sisCurrent) {
     entry.status = 'ready';
     entry.error = null;
@@ -90,14 +94,27 @@ async function transferFile(
 ): Promise<void> {
   fs.mkdirSync(entry.dir, { recursive: true });
   const temp = tempPathFor(entry.dir, name);
+  let counted = 0;
   try {
-    const received = await ctx.objects.download(object.key, temp, (done) => onBytes(done), ctx.signal);
+    const received = await ctx.objects.download(
+      object.key,
+      temp,
+      (done) => {
+        ctx.downloadedBytes.inc(done - counted);
+        counted = done;
+        onBytes(done);
+      },
+      ctx.signal,
+    );
     try {
       checkSqliteFile(temp, received.announcedBytes ?? object.size);
     } catch (err) {
       throw new Error(`${name}: ${(err as Error).message}`);
     }
     if (ctx.signal.aborted) throw new Error(`${name}: download stopped (shutdown)`);
+    // The object's time, not the download's: every instance then reports the same mtime for the same object.
+    const lastModified = received.lastModified ?? object.lastModified ?? null;
+    if (lastModified !== null) fs.utimesSync(temp, new Date(), lastModified);
     const target = path.join(entry.dir, name);
     fs.renameSync(temp, target);
     if (name === 'kls.sqlite' && !ctx.registry.install(entry, fs.statSync(target))) {
@@ -107,5 +124,18 @@ async function transferFile(
     ctx.log.info({ tenant: entry.compositeId, file: name, bytes: received.bytes, generation: entry.generation }, 'tenant file downloaded');
   } finally {
     fs.rmSync(temp, { force: true });
+  }
+}
+
+/**
+ * Gives a cached file that is not downloaded again its object's Last-Modified as mtime, when it has another one
+ * (a copy cached by a build that kept the download time). The file in service is the same; only db-status sees it.
+ */
+function keepStoreMtime(file: string, lastModified: Date | undefined): void {
+  if (lastModified === undefined) return;
+  try {
+    if (fs.statSync(file).mtimeMs !== lastModified.getTime()) fs.utimesSync(file, new Date(), lastModified);
+  } catch {
+    // the file vanished or cannot be changed: db-status reports what is on disk
   }
 }

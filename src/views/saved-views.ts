@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource, QueryDeepPartialEntity } from 'typeorm';
 import type { components } from '../../generated/openapi.js';
 import { SavedViewRow } from '../appdb/saved-view.entity.js';
-import { readUnit, writeUnit } from '../appdb/unit-of-work.js';
+import { readUnit, writeUnit, type LockKey } from '../appdb/unit-of-work.js';
 import { invalidRequest } from '../http/errors.js';
+
+/** Writes to one view wait for each other (see unit-of-work.ts). */
+const lockOf = (viewId: string): LockKey => `view:${viewId}`;
 
 /** A saved view as the API returns it. */
 export type ApiSavedView = components['schemas']['SavedView'];
@@ -50,10 +53,11 @@ export function createView(
   view: { entity: string; name: string; params: Record<string, unknown>; author?: string | undefined },
 ): Promise<ApiSavedView> {
   assertParamsSize(view.params);
-  return writeUnit(dataSource, async (m) => {
+  const viewId = randomUUID();
+  return writeUnit(dataSource, lockOf(viewId), async (m) => {
     const stamp = new Date().toISOString();
     const row = m.create(SavedViewRow, {
-      viewId: randomUUID(),
+      viewId,
       tenantId,
       entity: view.entity,
       name: view.name,
@@ -75,7 +79,7 @@ export function updateView(
   change: { viewId: string; name?: string | undefined; params?: Record<string, unknown> | undefined },
 ): Promise<boolean> {
   if (change.params !== undefined) assertParamsSize(change.params);
-  return writeUnit(dataSource, async (m) => {
+  return writeUnit(dataSource, lockOf(change.viewId), async (m) => {
     const exists = await m.existsBy(SavedViewRow, { viewId: change.viewId, tenantId });
     if (!exists) return false;
     if (change.name === undefined && change.params === undefined) return true;
@@ -89,7 +93,7 @@ export function updateView(
 
 /** Deletes a view; false when the tenant has no such view. */
 export function deleteView(dataSource: DataSource, tenantId: string, viewId: string): Promise<boolean> {
-  return writeUnit(dataSource, async (m) => {
+  return writeUnit(dataSource, lockOf(viewId), async (m) => {
     const result = await m.delete(SavedViewRow, { viewId, tenantId });
     return (result.affected ?? 0) > 0;
   });

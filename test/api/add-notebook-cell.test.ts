@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { cellsOf, oversizedBody } from '../helpers/collaboration.js';
 import { call, expectProblem } from '../helpers/http.js';
+import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-describe('POST /{tenant}/api/notebook/cells', () => {
+describeEachAppDatabase('POST /{tenant}/api/notebook/cells', (db) => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ env: await db.env() });
   });
   after(async () => server.close());
   const add = (tenant: string, json: unknown) => call(server.url, `/${tenant}/api/notebook/cells`, { method: 'POST', json });

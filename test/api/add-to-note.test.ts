@@ -1,14 +1,15 @@
 import { expect } from 'chai';
 import { UNKNOWN_ID, addNoteCell, createNote, gitWorkspaces, oversizedBody } from '../helpers/collaboration.js';
 import { call, expectProblem } from '../helpers/http.js';
+import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-describe('POST /{tenant}/api/notes/{note_id}', () => {
+describeEachAppDatabase('POST /{tenant}/api/notes/{note_id}', (db) => {
   let server: TestServer;
   let workspaces: ReturnType<typeof gitWorkspaces>;
   before(async () => {
     workspaces = gitWorkspaces('Reply Default');
-    server = await startTestServer({ env: { GIT_WORKSPACES_DIR: workspaces.dir } });
+    server = await startTestServer({ env: { GIT_WORKSPACES_DIR: workspaces.dir, ...(await db.env()) } });
   });
   after(async () => {
     await server.close();

@@ -1,12 +1,14 @@
 import { expect } from 'chai';
+import { CellRow } from '../../src/appdb/cell.entity.js';
 import { UNKNOWN_ID, addNoteCell, createNote } from '../helpers/collaboration.js';
 import { call, expectProblem } from '../helpers/http.js';
+import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-describe('DELETE /{tenant}/api/notes/{note_id}', () => {
+describeEachAppDatabase('DELETE /{tenant}/api/notes/{note_id}', (db) => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ env: await db.env() });
   });
   after(async () => server.close());
   const remove = (tenant: string, noteId: string, cellId?: string) =>
@@ -28,8 +30,8 @@ describe('DELETE /{tenant}/api/notes/{note_id}', () => {
     const note = await createNote(server.url, 'kantonsspital');
     await addNoteCell(server.url, 'kantonsspital', note.note_id, { type: 'narrative', text: { en: 'a' } });
     expect((await remove('kantonsspital', note.note_id)).body).to.deep.equal({ ok: true });
-    const orphans = (await server.deps.appDb.dataSource.query('SELECT COUNT(*) AS n FROM cells WHERE owner_id = ?', [note.note_id])) as Array<{ n: number }>;
-    expect(orphans[0]!.n, 'cells of the deleted note left behind').to.equal(0);
+    const orphans = await server.deps.appDb.dataSource.getRepository(CellRow).countBy({ ownerId: note.note_id });
+    expect(orphans, 'cells of the deleted note left behind').to.equal(0);
     expectProblem(await call(server.url, `/kantonsspital/api/notes/${note.note_id}`), 404);
     const listed = (await call(server.url, '/kantonsspital/api/notes')).body.notes.map((n: { note_id: string }) => n.note_id);
     expect(listed).not.to.include(note.note_id);

@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { UNKNOWN_ID, addNotebookCell, cellsOf } from '../helpers/collaboration.js';
 import { call, expectProblem } from '../helpers/http.js';
+import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-describe('DELETE /{tenant}/api/notebook/cells/{cell_id}', () => {
+describeEachAppDatabase('DELETE /{tenant}/api/notebook/cells/{cell_id}', (db) => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ env: await db.env() });
   });
   after(async () => server.close());
   const remove = (tenant: string, cellId: string) => call(server.url, `/${tenant}/api/notebook/cells/${cellId}`, { method: 'DELETE' });

@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { addNoteCell, createNote } from '../helpers/collaboration.js';
 import { call, expectProblem } from '../helpers/http.js';
+import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-describe('GET /{tenant}/api/notes', () => {
+describeEachAppDatabase('GET /{tenant}/api/notes', (db) => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ env: await db.env() });
   });
   after(async () => server.close());
 

@@ -70,7 +70,8 @@ describe('POST|GET /api/refresh in KLS store mode', () => {
 
   it('scope tenant: downloads the changed object, swaps it (generation + 1, new mtime) and leaves the others alone', async () => {
     const before = (await call(server.url, '/api/db-status/ost.kantonsspital')).body;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // mtime is the object's Last-Modified, in whole seconds: the new object is written in a later second
+    await waitUntil(() => Math.floor(Date.now() / 1000) > Date.parse(before.mtime) / 1000, 3000, 'the next second');
     const variant = klsVariant('ost', 'kantonsspital', 'Kantonsspital Ost (refreshed)');
     await store.put('ost/kantonsspital/kls.sqlite', variant);
     await store.put('west/rehaklinik/kls.sqlite', klsVariant('west', 'rehaklinik', 'changed but not in scope'));
@@ -82,6 +83,7 @@ describe('POST|GET /api/refresh in KLS store mode', () => {
     const after = (await call(server.url, '/api/db-status/ost.kantonsspital')).body;
     expect(after.generation).to.equal(before.generation + 1);
     expect(Date.parse(after.mtime)).to.be.greaterThan(Date.parse(before.mtime));
+    expect(after.mtime).to.equal((await store.client.statObject(store.bucket, 'ost/kantonsspital/kls.sqlite')).lastModified.toISOString());
     expect((await tenantStatus('ost.kantonsspital')).displayName).to.equal('Kantonsspital Ost (refreshed)');
     expect(await generation('west.rehaklinik')).to.equal(1);
   });

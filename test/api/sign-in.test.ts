@@ -39,9 +39,9 @@ describe('sign-in (AUTH_MODE=oidc)', () => {
     await provider.close();
   });
 
-  it('needs a token for every operation but health, the contract and the docs', () => {
+  it('needs a token for every operation but health, metrics, the contract and the docs', () => {
     const open = operations.filter((op) => op.role === null).map((op) => op.operationId);
-    expect(open.sort()).to.deep.equal(['getApiDocs', 'getApiDocsAsset', 'getHealth', 'getOpenApiJson', 'getOpenApiYaml']);
+    expect(open.sort()).to.deep.equal(['getApiDocs', 'getApiDocsAsset', 'getHealth', 'getMetrics', 'getOpenApiJson', 'getOpenApiYaml']);
     expect(guarded).to.have.length(39);
   });
 

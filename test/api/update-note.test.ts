@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { UNKNOWN_ID, addNoteCell, createNote, oversizedBody } from '../helpers/collaboration.js';
 import { call, expectProblem } from '../helpers/http.js';
+import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-describe('PUT /{tenant}/api/notes/{note_id}', () => {
+describeEachAppDatabase('PUT /{tenant}/api/notes/{note_id}', (db) => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ env: await db.env() });
   });
   after(async () => server.close());
   const put = (tenant: string, noteId: string, json: unknown) => call(server.url, `/${tenant}/api/notes/${noteId}`, { method: 'PUT', json });

@@ -1,54 +1,184 @@
 import { expect } from 'chai';
 import path from 'node:path';
+import { pino } from 'pino';
 import { openAppDatabase, type AppDatabase } from '../../src/appdb/app-database.js';
 import { NotebookRow } from '../../src/appdb/notebook.entity.js';
 import { readUnit, writeUnit } from '../../src/appdb/unit-of-work.js';
+import type { AppDbConfig } from '../../src/config.js';
+import { HttpProblem } from '../../src/http/errors.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+const silent = pino({ level: 'silent' });
+const SIZES = { pool: 10, lockTimeoutMs: 5000 };
 
-describe('app database units of work (src/appdb/unit-of-work.ts)', () => {
-  let dir: ReturnType<typeof tempDir>;
-  let appDb: AppDatabase;
-  beforeEach(async () => {
-    dir = tempDir('ads-uow-');
-    appDb = await openAppDatabase(path.join(dir.dir, 'app.sqlite'));
-  });
-  afterEach(async () => {
-    await appDb.close();
-    dir.remove();
-  });
+/** The app database of each dialect, new and empty for every test. */
+const DIALECTS: { name: string; config: () => Promise<{ config: AppDbConfig; remove: () => void }> }[] = [
+  {
+    name: 'SQLite',
+    config: async () => {
+      const dir = tempDir('ads-uow-');
+      return { config: { kind: 'sqlite', path: path.join(dir.dir, 'app.sqlite'), ...SIZES }, remove: dir.remove };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    config: async () => ({ config: { kind: 'postgres', url: await (await sharedPostgres()).createDatabase('uow'), ...SIZES }, remove: () => {} }),
+  },
+];
 
-  it('runs the migrations: the tables of views, notebooks, notes and cells exist', async () => {
-    const tables = (await appDb.dataSource.query("SELECT name FROM sqlite_master WHERE type = 'table'")) as Array<{ name: string }>;
-    expect(tables.map((t) => t.name)).to.include.members(['saved_views', 'notebooks', 'notes', 'cells']);
-  });
-
-  it('never interleaves two write units of one process, even when they await between read and write', async () => {
-    await writeUnit(appDb.dataSource, (m) => m.insert(NotebookRow, { tenantId: 'ost.counter', createdAt: '0', updatedAt: '0' }));
-    await Promise.all(
-      Array.from({ length: 50 }, () =>
-        writeUnit(appDb.dataSource, async (m) => {
-          const row = await m.findOneByOrFail(NotebookRow, { tenantId: 'ost.counter' });
-          await tick(); // other requests get the event loop here
-          await m.update(NotebookRow, { tenantId: 'ost.counter' }, { updatedAt: String(Number(row.updatedAt) + 1) });
-        }),
-      ),
-    );
-    const row = await readUnit(appDb.dataSource, (m) => m.findOneByOrFail(NotebookRow, { tenantId: 'ost.counter' }));
-    expect(row.updatedAt).to.equal('50');
-  });
-
-  it('rolls a failed write unit back, and a read started meanwhile never sees its uncommitted row', async () => {
-    const failing = writeUnit(appDb.dataSource, async (m) => {
-      await m.insert(NotebookRow, { tenantId: 'ost.ghost', createdAt: '1', updatedAt: '1' });
-      await tick();
-      throw new Error('handler failed');
+for (const dialect of DIALECTS) {
+  describe(`app database units of work on ${dialect.name} (src/appdb/unit-of-work.ts)`, function () {
+    this.timeout(60_000);
+    let config: AppDbConfig;
+    let remove: () => void;
+    let appDb: AppDatabase;
+    beforeEach(async () => {
+      ({ config, remove } = await dialect.config());
+      appDb = await openAppDatabase(config, silent);
     });
-    const seen = readUnit(appDb.dataSource, (m) => m.findOneBy(NotebookRow, { tenantId: 'ost.ghost' }));
-    const error = await failing.then(() => null, (err: Error) => err);
-    expect(error?.message).to.equal('handler failed');
-    expect(await seen).to.equal(null);
-    expect(await readUnit(appDb.dataSource, (m) => m.countBy(NotebookRow, { tenantId: 'ost.ghost' }))).to.equal(0);
+    afterEach(async () => {
+      await appDb.close();
+      remove();
+    });
+
+    it('runs the migrations: the tables of views, notebooks, notes and cells exist', async () => {
+      const runner = appDb.dataSource.createQueryRunner();
+      try {
+        for (const table of ['saved_views', 'notebooks', 'notes', 'cells']) expect(await runner.hasTable(table), table).to.equal(true);
+      } finally {
+        await runner.release();
+      }
+    });
+
+    it('never interleaves two write units of one key, even when they await between read and write', async () => {
+      // PostgreSQL: half of them from a second instance. SQLite's busy wait blocks its process, so a second
+      // instance must be another process: test/api/add-notebook-cell-processes.test.ts does that.
+      const second = config.kind === 'postgres' ? await openAppDatabase(config, silent) : appDb;
+      try {
+        await writeUnit(appDb.dataSource, 'counter', (m) => m.insert(NotebookRow, { tenantId: 'ost.counter', createdAt: '0', updatedAt: '0' }));
+        await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            writeUnit((i % 2 === 0 ? appDb : second).dataSource, 'counter', async (m) => {
+              const row = await m.findOneByOrFail(NotebookRow, { tenantId: 'ost.counter' });
+              await tick(); // other requests get the event loop here
+              await m.update(NotebookRow, { tenantId: 'ost.counter' }, { updatedAt: String(Number(row.updatedAt) + 1) });
+            }),
+          ),
+        );
+        const row = await readUnit(appDb.dataSource, (m) => m.findOneByOrFail(NotebookRow, { tenantId: 'ost.counter' }));
+        expect(row.updatedAt).to.equal('50');
+      } finally {
+        if (second !== appDb) await second.close();
+      }
+    });
+
+    it('rolls a failed write unit back, and a read started meanwhile never sees its uncommitted row', async () => {
+      const failing = writeUnit(appDb.dataSource, 'ghost', async (m) => {
+        await m.insert(NotebookRow, { tenantId: 'ost.ghost', createdAt: '1', updatedAt: '1' });
+        await tick();
+        throw new Error('handler failed');
+      });
+      const seen = readUnit(appDb.dataSource, (m) => m.findOneBy(NotebookRow, { tenantId: 'ost.ghost' }));
+      const error = await failing.then(
+        () => null,
+        (err: Error) => err,
+      );
+      expect(error?.message).to.equal('handler failed');
+      expect(await seen).to.equal(null);
+      expect(await readUnit(appDb.dataSource, (m) => m.countBy(NotebookRow, { tenantId: 'ost.ghost' }))).to.equal(0);
+    });
+
+    it('answers 503 with Retry-After when another instance holds the lock longer than the lock timeout, and keeps the data', async () => {
+      const impatient = await openAppDatabase({ ...config, lockTimeoutMs: 300 }, silent);
+      try {
+        await writeUnit(appDb.dataSource, 'held', (m) => m.insert(NotebookRow, { tenantId: 'ost.held', createdAt: '0', updatedAt: '0' }));
+        let releaseHolder!: () => void;
+        const held = new Promise<void>((resolve) => (releaseHolder = resolve));
+        let holding!: () => void;
+        const holds = new Promise<void>((resolve) => (holding = resolve));
+        // the first instance holds the write lock (SQLite: the file's; PostgreSQL: the key's) until told to go on
+        const holder = writeUnit(appDb.dataSource, 'held', async (m) => {
+          await m.update(NotebookRow, { tenantId: 'ost.held' }, { updatedAt: 'holder' });
+          holding();
+          await held;
+        });
+        await holds;
+        const started = Date.now();
+        const refused = await writeUnit(impatient.dataSource, 'held', (m) => m.update(NotebookRow, { tenantId: 'ost.held' }, { updatedAt: 'refused' })).then(
+          () => null,
+          (err: unknown) => err,
+        );
+        expect(Date.now() - started).to.be.within(250, 3000);
+        expect(refused).to.be.instanceOf(HttpProblem);
+        expect((refused as HttpProblem).status).to.equal(503);
+        expect((refused as HttpProblem).extras.headers).to.deep.equal({ 'Retry-After': '1' });
+        releaseHolder();
+        await holder;
+        const row = await readUnit(appDb.dataSource, (m) => m.findOneByOrFail(NotebookRow, { tenantId: 'ost.held' }));
+        expect(row.updatedAt).to.equal('holder');
+      } finally {
+        await impatient.close();
+      }
+    });
+  });
+}
+
+describe('app database on PostgreSQL: start, migrations, outage', function () {
+  this.timeout(60_000);
+
+  it('runs each migration once when instances start at the same moment', async () => {
+    const url = await (await sharedPostgres()).createDatabase('migrate');
+    const instances = await Promise.all(Array.from({ length: 4 }, () => openAppDatabase({ kind: 'postgres', url, ...SIZES }, silent)));
+    try {
+      const ran = (await instances[0]!.dataSource.query('SELECT name FROM migrations ORDER BY id')) as { name: string }[];
+      expect(ran.map((r) => r.name)).to.deep.equal(['CreateAppMeta1763700000000', 'CreateCollaboration1763800000000']);
+    } finally {
+      await Promise.all(instances.map((db) => db.close()));
+    }
+  });
+
+  it('starts without a reachable database, answers 503 meanwhile, and connects once it answers', async () => {
+    const postgres = await sharedPostgres();
+    const url = await postgres.createDatabase('late');
+    await postgres.stop();
+    let appDb: AppDatabase | null = null;
+    try {
+      appDb = await openAppDatabase({ kind: 'postgres', url, ...SIZES }, silent);
+      expect(() => appDb!.dataSource).to.throw(HttpProblem, /does not answer/);
+      await appDb.ping().then(
+        () => expect.fail('ping answered'),
+        () => undefined,
+      );
+      await postgres.start();
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        try {
+          await appDb.ping();
+          break;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+      await appDb.ping();
+      expect(await readUnit(appDb.dataSource, (m) => m.countBy(NotebookRow, {}))).to.equal(0);
+    } finally {
+      await postgres.start().catch(() => undefined);
+      await appDb?.close();
+    }
+  });
+
+  it('honours sslmode: require against a server without TLS does not connect', async () => {
+    const url = await (await sharedPostgres()).createDatabase('tls');
+    const appDb = await openAppDatabase({ kind: 'postgres', url: `${url}?sslmode=require`, ...SIZES }, silent);
+    try {
+      expect(() => appDb.dataSource).to.throw(HttpProblem);
+      const plain = await openAppDatabase({ kind: 'postgres', url: `${url}?sslmode=disable`, ...SIZES }, silent);
+      await plain.ping();
+      await plain.close();
+    } finally {
+      await appDb.close();
+    }
   });
 });

@@ -7,7 +7,7 @@ describe('loadConfig', () => {
     const config = loadConfig({}, '/srv/app');
     expect(config).to.deep.include({ port: 8080, host: '127.0.0.1', klsMode: 'local', demo: true, storeConcurrency: 4, responseValidation: true });
     expect(config.klsDir).to.equal(path.join('/srv/app/data', 'kls'));
-    expect(config.appDbPath).to.equal('/srv/app/data/app.sqlite');
+    expect(config.appDb).to.deep.equal({ kind: 'sqlite', path: '/srv/app/data/app.sqlite', pool: 10, lockTimeoutMs: 5000 });
     expect(config.githubApiUrl).to.equal('https://api.github.com');
     expect(config.searchMemoryBytes).to.equal(128 * 1024 * 1024);
     expect(loadConfig({ SEARCH_MEMORY_MB: '0' }).searchMemoryBytes).to.equal(0);
@@ -24,7 +24,7 @@ describe('loadConfig', () => {
   it('reports every bad variable in one line', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', KLS_MODE: 'cloud', RESPONSE_VALIDATION: 'maybe', APP_DB_URL: 'postgres://x', SEARCH_MEMORY_MB: '1.5' });
+      loadConfig({ PORT: 'eighty', KLS_MODE: 'cloud', RESPONSE_VALIDATION: 'maybe', APP_DB_URL: 'mysql://x', SEARCH_MEMORY_MB: '1.5' });
     } catch (err) {
       error = err;
     }
@@ -77,5 +77,21 @@ describe('loadConfig', () => {
     // a forgotten AUTH_MODE must not leave a server meant to ask for tokens open to everyone
     expect(message({ OIDC_ISSUER: 'https://login.example', OIDC_AUDIENCE: 'desk' })).to.match(/OIDC_AUDIENCE, OIDC_ISSUER set but AUTH_MODE is not/);
     expect(message({ EXPORTS_PER_CALLER: 'many' })).to.match(/EXPORTS_PER_CALLER/);
+  });
+
+  it('reads a PostgreSQL APP_DB_URL as given, with pool and lock timeout, and never shows its password in an error', () => {
+    const url = 'postgresql://desk:s3cret@db.example:5432/desk?sslmode=verify-full';
+    expect(loadConfig({ APP_DB_URL: url, APP_DB_POOL: '25' }).appDb).to.deep.equal({ kind: 'postgres', url, pool: 25, lockTimeoutMs: 5000 });
+    for (const bad of ['postgres://desk:s3cret@db.example:5432/', 'postgres://desk:s3cret@db.example/desk?sslmode=sometimes', 'postgres://desk:s3cret@:5432/desk']) {
+      let message = '';
+      try {
+        loadConfig({ APP_DB_URL: bad });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message, bad).to.match(/APP_DB_URL/);
+      expect(message, bad).not.to.include('s3cret');
+    }
+    expect(() => loadConfig({ APP_DB_POOL: '0' })).to.throw(ConfigError, /APP_DB_POOL/);
   });
 });

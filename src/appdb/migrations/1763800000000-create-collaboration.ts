@@ -1,8 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Saved views, notebooks, notes and their cells (issue #6, design.md section 6). IF NOT EXISTS: two processes
- * starting together over a new file may both run it; the second then finds the tables made.
+ * Saved views, notebooks, notes and their cells. The same SQL for SQLite and PostgreSQL. IF NOT EXISTS: two
+ * processes starting together over a new SQLite file may both run it; the second then finds the tables made
+ * (PostgreSQL instances take turns: see migrate() in app-database.ts).
  */
 export class CreateCollaboration1763800000000 implements MigrationInterface {
   name = 'CreateCollaboration1763800000000';

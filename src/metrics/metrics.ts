@@ -1,0 +1,64 @@
+import type { WriteFailure } from '../narrative/language-model.js';
+
+/** A counter domain code moves: a Prometheus counter, or one that records nothing (METRICS=off). */
+export interface Count {
+  inc(amount?: number): void;
+}
+
+/** A counter with one label whose values come from a fixed set (bounded series). */
+export interface LabelledCount<L extends string, V extends string> {
+  inc(labels: Readonly<Record<L, V>>, amount?: number): void;
+}
+
+/** Outcomes of one language-model call for a narrative. */
+export type NarrativeOutcome = 'ok' | WriteFailure;
+export const NARRATIVE_OUTCOMES: readonly NarrativeOutcome[] = ['ok', 'api_error', 'timeout', 'unreachable', 'no_text', 'failed'];
+
+/** Kinds of app-database errors: a lock not granted in time, a database that does not answer, anything else. */
+export type AppDbErrorKind = 'busy' | 'unreachable' | 'other';
+export const APP_DB_ERROR_KINDS: readonly AppDbErrorKind[] = ['busy', 'unreachable', 'other'];
+
+/** The `operation` label of requests that match no operation of the contract (unknown path, other method, preflight). */
+export const UNMATCHED_OPERATION = 'unmatched';
+
+/** The metrics port: what the server records, and the exposition `GET /metrics` serves. One registry per server. */
+export interface Metrics {
+  /** False with METRICS=off: nothing is recorded and `GET /metrics` answers 404. */
+  readonly enabled: boolean;
+  /** One answered request: its operationId (or UNMATCHED_OPERATION), method, status and duration. */
+  observeRequest(operation: string, method: string, status: number, seconds: number): void;
+  readonly searchCacheHits: Count;
+  readonly searchCacheMisses: Count;
+  /** Bytes received from the object store (store mode), counted as they arrive. */
+  readonly storeDownloadedBytes: Count;
+  /** CSV data rows written by dimension exports. */
+  readonly exportedRows: Count;
+  readonly narrativeCalls: LabelledCount<'outcome', NarrativeOutcome>;
+  /** Moved by the app-database code for each failed database operation. */
+  readonly appDbErrors: LabelledCount<'kind', AppDbErrorKind>;
+  /** Every metric in the Prometheus text format 0.0.4. */
+  exposition(): Promise<string>;
+}
+
+/** A counter that records nothing (METRICS=off, and code built without a metrics port). */
+export const UNCOUNTED: Count & LabelledCount<string, string> = { inc() {} };
+
+const DISABLED: Metrics = {
+  enabled: false,
+  observeRequest() {},
+  searchCacheHits: UNCOUNTED,
+  searchCacheMisses: UNCOUNTED,
+  storeDownloadedBytes: UNCOUNTED,
+  exportedRows: UNCOUNTED,
+  narrativeCalls: UNCOUNTED,
+  appDbErrors: UNCOUNTED,
+  exposition: async () => '',
+};
+
+/** The server's metrics: a registry of its own (never prom-client's global one), or nothing when `enabled` is false. */
+export async function createMetrics(enabled: boolean): Promise<Metrics> {
+  if (!enabled) return DISABLED;
+  // prom-client is loaded only when metrics are on
+  const { prometheusMetrics } = await import('./prometheus-metrics.js');
+  return prometheusMetrics();
+}

@@ -1,0 +1,65 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { APP_DB_ERROR_KINDS, NARRATIVE_OUTCOMES, type Metrics } from './metrics.js';
+
+/** Upper bounds of the request-duration buckets, in seconds: a cached search takes ~1 ms, an export seconds. */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+type Observe = (seconds: number) => void;
+
+/** Metrics over a prom-client Registry of their own, so that servers sharing a process (tests) share no series. */
+export function prometheusMetrics(): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request until its response is ready to be written (a streamed body is not waited for), by operationId ("unmatched": no operation), method and status.',
+    labelNames: ['operation', 'method', 'status'] as const,
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const narrativeCalls = new Counter({
+    name: 'narrative_calls_total',
+    help: 'Calls of the language model for narratives, by outcome: ok, api_error, timeout, unreachable, no_text, failed.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  for (const outcome of NARRATIVE_OUTCOMES) narrativeCalls.inc({ outcome }, 0);
+  const appDbErrors = new Counter({
+    name: 'app_db_errors_total',
+    help: 'Failed units of work of the app database (views, notebooks, notes), by kind: busy (a lock not granted in time) and unreachable (the database does not answer), both answered 503, or other (answered 500).',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  for (const kind of APP_DB_ERROR_KINDS) appDbErrors.inc({ kind }, 0);
+
+  // One bound observe function per label combination, so that a request allocates no label object.
+  const observers = new Map<string, Map<string, Map<number, Observe>>>();
+  return {
+    enabled: true,
+    observeRequest(operation, method, status, seconds) {
+      let byMethod = observers.get(operation);
+      if (byMethod === undefined) observers.set(operation, (byMethod = new Map()));
+      let byStatus = byMethod.get(method);
+      if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+      let observe = byStatus.get(status);
+      if (observe === undefined) byStatus.set(status, (observe = duration.labels(operation, method, String(status)).observe));
+      observe(seconds);
+    },
+    searchCacheHits: new Counter({ name: 'search_result_cache_hits_total', help: 'Jumpbar searches answered from the result cache.', registers }),
+    searchCacheMisses: new Counter({ name: 'search_result_cache_misses_total', help: 'Jumpbar searches that ran on the index (not in the result cache).', registers }),
+    storeDownloadedBytes: new Counter({
+      name: 'object_store_downloaded_bytes_total',
+      help: 'Bytes of tenant files received from the object store (store mode), failed downloads included.',
+      registers,
+    }),
+    exportedRows: new Counter({
+      name: 'dimension_export_rows_total',
+      help: 'CSV data rows (header rows not counted) written by dimension exports; an export broken off counts the rows encoded until then.',
+      registers,
+    }),
+    narrativeCalls,
+    appDbErrors,
+    exposition: () => registry.metrics(),
+  };
+}
