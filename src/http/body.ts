@@ -1,15 +1,39 @@
 import type Koa from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import { HttpProblem, invalidRequest } from './errors.js';
 
 /** Largest accepted request body (1 MiB); larger bodies answer 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
+ * koa-body for JSON only (co-body underneath): UTF-8, at most BODY_LIMIT_BYTES, any JSON value (the contract's
+ * schema decides what is allowed, so a non-object body gets the validator's 400, not the parser's), the raw text
+ * kept to tell an empty body from a JSON one. Its errors become problems: 413 beyond the limit (declared or
+ * counted while reading), 400 for malformed JSON or a body that broke off.
+ */
+const parseJson = koaBody({
+  json: true,
+  jsonStrict: false,
+  jsonLimit: BODY_LIMIT_BYTES,
+  text: false,
+  urlencoded: false,
+  multipart: false,
+  encoding: 'utf-8',
+  includeUnparsed: true,
+  patchNode: false,
+  patchKoa: true,
+  parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+  onError: (err, ctx) => {
+    throw toProblem(err, ctx);
+  },
+});
+
+/**
  * Reads and parses a JSON request body for an operation whose contract accepts `mediaTypes`.
  * Returns undefined when the request has no body. 415 for another media type or charset, 413 beyond the limit,
  * 400 for malformed JSON.
  */
-export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string[], limit: number = BODY_LIMIT_BYTES): Promise<unknown> {
+export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string[]): Promise<unknown> {
   const declaredLength = ctx.request.length;
   const chunked = ctx.get('transfer-encoding') !== '';
   if (!chunked && (declaredLength === undefined || declaredLength === 0)) return undefined;
@@ -20,27 +44,19 @@ export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string
   if (!mediaTypes.includes(mediaType) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
     throw new HttpProblem('unsupported-media-type', `request body must be ${mediaTypes.join(' or ')} (UTF-8); got "${contentType || 'no Content-Type'}"`);
   }
-  if (declaredLength !== undefined && declaredLength > limit) {
-    throw tooLarge(ctx, limit);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw tooLarge(ctx, limit);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw invalidRequest([{ in: 'body', name: '', message: `malformed JSON: ${(err as Error).message}` }]);
-  }
+  await parseJson(ctx, async () => {});
+  if ((ctx.request.rawBody ?? '').trim() === '') return undefined;
+  return ctx.request.body;
 }
 
-function tooLarge(ctx: Koa.Context, limit: number): HttpProblem {
-  // The rest of the body is not read: close the connection after answering.
-  ctx.set('Connection', 'close');
-  return new HttpProblem('payload-too-large', `request body exceeds ${limit} bytes`);
+/** The problem of a body koa-body could not read: co-body and raw-body set `status` and `type` on their errors. */
+function toProblem(err: Error, ctx: Koa.Context): HttpProblem {
+  const { status, type } = err as Error & { status?: number; type?: string };
+  if (status === 413 || type === 'entity.too.large') {
+    // The rest of the body is not read: close the connection after answering.
+    ctx.set('Connection', 'close');
+    return new HttpProblem('payload-too-large', `request body exceeds ${BODY_LIMIT_BYTES} bytes`);
+  }
+  if (err instanceof SyntaxError) return invalidRequest([{ in: 'body', name: '', message: `malformed JSON: ${err.message}` }]);
+  return invalidRequest([{ in: 'body', name: '', message: `the body could not be read: ${err.message}` }]);
 }

@@ -35,6 +35,15 @@ describe('HTTP conventions (design.md section 8)', () => {
     const res = await call(server.url, '/api/refresh', { method: 'POST', body: '{"scope":', headers: { 'content-type': 'application/json' } });
     expectProblem(res, 400);
     expect(res.body.errors[0].message).to.match(/malformed JSON/);
+    // well-formed JSON that is not an object reaches the contract's validator, which names what is wrong
+    const scalar = await call(server.url, '/api/views', { method: 'POST', body: '42', headers: { 'content-type': 'application/json' } });
+    expectProblem(scalar, 400);
+    expect(scalar.body.errors[0]).to.include({ in: 'body' });
+    expect(scalar.body.errors[0].message).not.to.match(/malformed JSON/);
+    // a __proto__ member is refused by the parser (prototype poisoning), before any code sees the object
+    const poisoned = await call(server.url, '/api/refresh', { method: 'POST', body: '{"scope":"all","__proto__":{"polluted":true}}', headers: { 'content-type': 'application/json' } });
+    expectProblem(poisoned, 400);
+    expect(poisoned.body.errors[0].message).to.match(/prototype/);
   });
 
   it('answers 413 for a body over 1 MiB, declared or chunked', async () => {
