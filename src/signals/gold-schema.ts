@@ -1,9 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { GoldSchema } from './definition-rules.js';
+import { hasTable } from '../search/kls-schema.js';
 import type { Tenants } from '../tenants/tenants.js';
 
-/** The tenant's Gold tables (registered in `gold_tables` and present in sqlite_master) and their columns. */
+/** The tenant's Gold tables (registered in `gold_tables` and present in sqlite_master) and their columns; none without `gold_tables`. */
 export function readGoldSchema(db: Database.Database, tenant: string): GoldSchema {
+  if (!hasTable(db, 'gold_tables')) return { tenant, tables: Object.create(null) as Record<string, string[]> };
   const tables = db
     .prepare(
       `SELECT g.table_name FROM gold_tables g JOIN sqlite_master m ON m.name = g.table_name AND m.type IN ('table', 'view')

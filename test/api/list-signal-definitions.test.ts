@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { call, expectProblem } from '../helpers/http.js';
+import { buildKls } from '../helpers/kls-builder.js';
 import { demoTemplateDir, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { ALIAS_BOMB, EXAMPLE_SIGNAL, signalYaml, writeBrokenTenant } from '../helpers/signals.js';
 
@@ -21,6 +22,8 @@ describe('GET /api/probe-builder/list', function () {
     fs.writeFileSync(path.join(signals, 'probe_elsewhere.yaml'), signalYaml('probe_elsewhere', EXAMPLE_SIGNAL.replace('source: gold_cases', 'source: gold_unknown')));
     fs.writeFileSync(path.join(signals, 'notes.txt'), 'not a definition');
     fs.writeFileSync(path.join(signals, 'hyp_wrong_folder.yaml'), 'probe_id: hyp_wrong_folder\n');
+    // a tenant file without the optional gold_tables registry
+    buildKls(path.join(data.dir, 'kls', 'ost', 'nogold', 'kls.sqlite'), 'nogold');
     server = await startTestServer({ dataDir: data.dir });
   });
   after(async () => {
@@ -48,6 +51,16 @@ describe('GET /api/probe-builder/list', function () {
       expect(byId.get(id)?.error).to.be.a('string').and.not.equal('');
     }
     expect(byId.get('probe_bomb')?.error).to.match(/aliases/);
+  });
+
+  it('marks every signal not applicable for a tenant file without gold_tables (it used to be a 500), and validates against it', async () => {
+    const res = await call(server.url, '/api/probe-builder/list?tenant=ost.nogold');
+    expect(res.status).to.equal(200);
+    expect(res.body.probes.length).to.be.greaterThan(0);
+    expect(res.body.probes.filter((p: { applicable?: boolean }) => p.applicable === true)).to.deep.equal([]);
+    const validated = await call(server.url, '/api/probe-builder/validate', { method: 'POST', json: { yaml: EXAMPLE_SIGNAL, tenant: 'ost.nogold' } });
+    expect(validated.status).to.equal(200);
+    expect(validated.body.valid).to.equal(false);
   });
 
   it('answers 400 without tenant, 404 for an unknown tenant, 409 for an ambiguous slug', async () => {
