@@ -1,7 +1,7 @@
 // A 1,000,000-row dimension export (`materials`) through the built server, timed alone, against the sqlite3
 // command-line program running the same SELECT in the same run; peak RSS of the server over all exports; p95 of
 // small requests sent during one more export.
-// Targets (issue #5): at most 2x the CLI's time, server peak RSS under 150 MB, small requests p95 under 50 ms.
+// Targets: at most 2x the CLI's time, server peak RSS under 150 MB, small requests p95 under 50 ms.
 import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -12,21 +12,17 @@ import { getOpenApiYaml } from './get-open-api-yaml.js';
 import { getStoreStatus } from './get-store-status.js';
 import { refreshStore } from './refresh-store.js';
 import { refreshStoreViaGet } from './refresh-store-via-get.js';
-// issue #3 imports
-// issue #4 imports
 import { explainEntity } from './explain-entity.js';
 import { explainFinding } from './explain-finding.js';
 import { getPipelineArtifact } from './get-pipeline-artifact.js';
 import { getReport } from './get-report.js';
 import { getTenantLogo } from './get-tenant-logo.js';
-// issue #5 imports
 import { exportDimension } from './export-dimension.js';
 import { getMemberMappings } from './get-member-mappings.js';
 import { getTaxonomyCardinality } from './get-taxonomy-cardinality.js';
 import { getTaxonomyFanout } from './get-taxonomy-fanout.js';
 import { listSharedMembers } from './list-shared-members.js';
 import { listTaxonomyMembers } from './list-taxonomy-members.js';
-// issue #6 imports
 import { addDiscussionReply } from './add-discussion-reply.js';
 import { addNotebookCell } from './add-notebook-cell.js';
 import { addToNote } from './add-to-note.js';
@@ -42,13 +38,11 @@ import { listViews } from './list-views.js';
 import { updateNote } from './update-note.js';
 import { updateNotebookCell } from './update-notebook-cell.js';
 import { updateView } from './update-view.js';
-// issue #7 imports
 import { compileSignalDefinition } from './compile-signal-definition.js';
 import { listSignalDefinitions } from './list-signal-definitions.js';
 import { loadSignalDefinition } from './load-signal-definition.js';
 import { saveSignalDefinition } from './save-signal-definition.js';
 import { validateSignalDefinition } from './validate-signal-definition.js';
-// issue #8 imports
 import { createNarrative } from './create-narrative.js';
 import { getDrift } from './get-drift.js';
 
@@ -65,21 +59,17 @@ const implemented = {
   getApiDocs,
   getApiDocsAsset,
   getMetrics,
-  // issue #3 handlers
-  // issue #4 handlers
   getTenantLogo,
   getPipelineArtifact,
   getReport,
   explainEntity,
   explainFinding,
-  // issue #5 handlers
   listTaxonomyMembers,
   getMemberMappings,
   listSharedMembers,
   getTaxonomyFanout,
   getTaxonomyCardinality,
   exportDimension,
-  // issue #6 handlers
   listViews,
   createView,
   updateView,
@@ -95,13 +85,11 @@ const implemented = {
   addToNote,
   updateNote,
   deleteNote,
-  // issue #7 handlers
   listSignalDefinitions,
   loadSignalDefinition,
   saveSignalDefinition,
   validateSignalDefinition,
   compileSignalDefinition,
-  // issue #8 handlers
   createNarrative,
   getDrift,
 };

@@ -1,4 +1,4 @@
-// Records the UTC build time next to package.json (design.md section 10: "npm install builds").
+// Records the UTC build time next to package.json; `npm install` builds, so every install has a current label.
 import fs from 'node:fs';
 const { version } = JSON.parse(fs.readFileSync('package.json', 'utf8'));
 const time = new Date().toISOString().slice(0, 16).replace('T', ' ');

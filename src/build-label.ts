@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** `v<major>.<minor>.<patch> <YYYY-MM-DD HH:MM>` (UTC build time), design.md section 8. */
+/** `v<major>.<minor>.<patch> <YYYY-MM-DD HH:MM>` (UTC build time), shown by `GET /health` and `X-Build-Label`. */
 export interface BuildLabel {
   semver: string;
   label: string;

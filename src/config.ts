@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-/** Validated, frozen server configuration (design.md section 2). */
+/** Validated, frozen server configuration (docs/configuration.md). */
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -102,7 +102,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads every variable of design.md section 2 from `env`, validates them together, and returns a frozen Config. */
+/** Reads every variable of docs/configuration.md from `env`, validates them together, and returns a frozen Config. */
 export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const problems: string[] = [];
   const text = (name: string): string | null => {

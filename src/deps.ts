@@ -36,7 +36,7 @@ export interface Deps {
   /** KLS store mode: the object-store sync (status, refresh); null in local mode. */
   readonly store: KlsStore | null;
   readonly appDb: AppDatabase;
-  /** Git identity, from the tenant's work tree when one exists (design.md section 9). */
+  /** Git identity, from the tenant's work tree when one exists, else the global git configuration. */
   readonly identity: (tenant: TenantEntry | null) => Promise<GitIdentity>;
   /** Code-hosting API (GitHub REST via Octokit) for drift; SDK errors translated into drift statuses. */
   readonly codeHost: CodeHost;
@@ -44,7 +44,7 @@ export interface Deps {
   readonly driftCache: DriftCache;
   /** Language-model API (Anthropic Messages) for narratives; null when ANTHROPIC_API_KEY is unset. */
   readonly languageModel: LanguageModel | null;
-  /** Signal contract checker and compiler, run as child processes (design.md section 7). */
+  /** Signal contract checker and compiler, run as child processes (docs/signal-language.md). */
   readonly signalTools: SignalTools;
   /** Jumpbar search: one sidecar index per tenant generation, beside the KLS file. */
   readonly searchIndexes: SearchIndexes;
@@ -147,7 +147,7 @@ function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
 }
 
 /**
- * Drift and narrative ports: the one place an Octokit and an Anthropic client are built (design.md section 9).
+ * Drift and narrative ports: the one place an Octokit and an Anthropic client are built.
  * Each SDK is imported and its client built on the first call, so a server that never calls them never loads them.
  */
 function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'codeHost' | 'driftCache' | 'languageModel'> {

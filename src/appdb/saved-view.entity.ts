@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** A saved view of a dimension table (design.md section 6); `params` is stored as JSON text. */
+/** A saved view of a dimension table (the contract's `SavedView`); `params` is stored as JSON text. */
 @Entity({ name: 'saved_views' })
 @Index('IDX_saved_views_tenant_entity', ['tenantId', 'entity'])
 export class SavedViewRow {

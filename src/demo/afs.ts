@@ -12,7 +12,7 @@ export interface AfsOtherDefinition {
   contract: Record<string, unknown>;
 }
 
-/** The non-signal AFS definitions; the thesis is examples/thesis_example.yaml. */
+/** The non-signal AFS definitions; the thesis is the example of docs/signal-language.md. */
 export const OTHER_DEFINITIONS: readonly AfsOtherDefinition[] = [
   {
     probe_id: 'assessment_revenue_cycle',
@@ -52,7 +52,7 @@ const FOLDERS = { signal: 'signals', perspective: 'perspectives', thesis: 'these
 
 const THESIS_COMMENT = ' theses/hyp_revenue_leakage.yaml — a thesis combines signals; it is listed and loaded,\n never compiled.';
 
-/** Serialises an AFS definition in the layout of examples/*.yaml (flow lists and condition maps, quoted operators, optional leading comment). */
+/** Serialises an AFS definition in the layout of the examples in docs/signal-language.md (flow lists and condition maps, quoted operators, optional leading comment). */
 export function afsYaml(definition: object, comment?: string): string {
   const document = new Document(definition);
   visit(document, {

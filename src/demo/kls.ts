@@ -52,7 +52,7 @@ export function buildCommitSha(tenant: DemoTenant): string {
   return createHash('sha1').update(`kls-demo/${tenant.compositeId}@${DEMO_BUILT_AT}`).digest('hex');
 }
 
-/** Writes the KLS file of one tenant (every table of design.md section 4). */
+/** Writes the KLS file of one tenant (every table of docs/kls-format.md). */
 export function writeTenantKls(target: string, tenant: DemoTenant, sizes: KlsSizes, report: ReportWork = () => {}): void {
   const gold = generateGold(createRandom(`${tenant.compositeId}:gold`));
   const findings = computeFindings(SIGNALS, gold);

@@ -1,6 +1,6 @@
 import { defineTable } from './sqlite.js';
 
-/** Tables of design.md section 4 that are not Gold or dimension tables (names and columns exactly as there). */
+/** Tables of docs/kls-format.md that are not Gold or dimension tables (names and columns exactly as there). */
 export const KLS_TABLES = {
   meta: defineTable('meta', 'key TEXT*, value TEXT'),
   tenantLogo: defineTable('tenant_logo', 'mime TEXT, data BLOB'),

@@ -1,6 +1,6 @@
 import type { EntityType } from './gold.js';
 
-/** Comparison operators of a signal contract (design.md section 7). */
+/** Comparison operators of a signal contract (docs/signal-language.md). */
 export type Operator = '=' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not_in' | 'is_null' | 'not_null' | 'like';
 
 /** A literal value in a contract. */
@@ -50,7 +50,7 @@ export interface SignalDefinition {
   contract: SignalContract;
 }
 
-/** The demo signals, in the order findings are numbered. The first is examples/probe_unbilled_cases.yaml. */
+/** The demo signals, in the order findings are numbered. The first is the example of docs/signal-language.md. */
 export const SIGNALS: readonly SignalDefinition[] = [
   {
     probe_id: 'probe_unbilled_cases',

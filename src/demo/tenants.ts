@@ -4,7 +4,7 @@ export type LogoSource = 'db-png' | 'db-svg' | 'file-svg' | 'none';
 /** Which `build_info` rows a demo tenant has. */
 export type BuildInfoRows = 'snapshot-and-remote' | 'snapshot-only' | 'none';
 
-/** One demo tenant as fixed by spec/demo-fixtures.md. */
+/** One demo tenant (the four are listed in the README, "Demo data"). */
 export interface DemoTenant {
   compositeId: string;
   pack: string;

@@ -43,7 +43,7 @@ interface BuildInfoRow {
 }
 
 /**
- * Reads the `build_snapshot` and `remote_reference` rows of `build_info` (design.md sections 4 and 9): a file
+ * Reads the `build_snapshot` and `remote_reference` rows of `build_info` (docs/kls-format.md): a file
  * without the table or the snapshot row, or with a snapshot without a valid commit SHA, is `no_build_info`; no
  * usable remote reference (row missing, repository not `owner/name`, ref not a valid git ref) is `no_remote`.
  * The repository compared is the reference's, else the snapshot's.

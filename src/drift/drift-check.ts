@@ -7,7 +7,7 @@ export const MAX_DRIFT_COMMITS = 250;
 /** At most this many changed files are reported; GitHub itself lists no more than 300. */
 export const MAX_DRIFT_FILES = 300;
 
-/** Drift statuses of design.md section 9. */
+/** Drift statuses (`status` of the contract's `DriftResult`). */
 export type DriftStatus = 'in_sync' | 'behind' | 'no_build_info' | 'no_remote' | 'repo_not_found' | 'api_error' | 'fetch_error';
 
 /** The outcome of one drift check; which members are set depends on `status` (see openapi.yaml DriftResult). */
@@ -26,7 +26,7 @@ export interface DriftReport {
 /** True for the statuses that come from a successful comparison (cached longer). */
 export const isComparedStatus = (status: DriftStatus): boolean => status === 'in_sync' || status === 'behind';
 
-/** Compares the build commit with the remote reference through `codeHost` (design.md sections 9 and 10). */
+/** Compares the build commit with the remote reference through `codeHost` (README, "Drift and narratives"). */
 export async function checkDrift(buildInfo: BuildInfo, codeHost: CodeHost): Promise<DriftReport> {
   if (buildInfo.kind === 'no_build_info') return { status: 'no_build_info', message: buildInfo.message };
   if (buildInfo.kind === 'no_remote') return { status: 'no_remote', buildCommit: buildInfo.buildCommit, message: buildInfo.message };

@@ -57,7 +57,7 @@ function fromError(repo: RepoRef, err: unknown): CompareOutcome {
     const said = hostMessage(error.response.data);
     return { ok: false, failure: 'api_error', message: `The code-hosting API answered HTTP ${error.status}${said === null ? '' : `: ${said}`}.` };
   }
-  // Octokit reports a network failure as a RequestError without a response (design.md section 10).
+  // Octokit reports a network failure as a RequestError without a response: that is fetch_error, not api_error.
   const code = networkCode(err);
   return { ok: false, failure: 'fetch_error', message: `The code-hosting API could not be reached${code === null ? '' : ` (${code})`}.` };
 }

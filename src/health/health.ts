@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js';
 import type { KlsStore } from '../store/kls-store.js';
 import { toMb, type TenantEntry } from '../tenants/registry.js';
 
-/** Local-mode health (design.md section 10). */
+/** Local-mode health (the contract's `HealthLocal`). */
 export interface LocalHealth {
   status: 'ok' | 'degraded';
   mode: 'local';
@@ -12,7 +12,7 @@ export interface LocalHealth {
   sizeMb: number;
 }
 
-/** Store-mode health (design.md section 10). */
+/** Store-mode health (the contract's `HealthStore`). */
 export interface StoreHealth {
   status: 'ok' | 'degraded';
   mode: 'store';

@@ -111,7 +111,7 @@ export function readSignalFromKls(db: Database.Database, probeId: string): Signa
   return { probeId, name, description: hasAny(description) ? description : null, source: 'kls' };
 }
 
-/** Folder of the AFS per ID prefix (design.md section 7). */
+/** Folder of the AFS per ID prefix (docs/signal-language.md). */
 const AFS_FOLDERS: Record<string, string> = { probe_: 'signals', assessment_: 'perspectives', hyp_: 'theses', diag_: 'verdicts' };
 const DEFINITION_ID = /^(probe_|assessment_|hyp_|diag_)[a-z][a-z0-9_]*$/;
 

@@ -10,7 +10,7 @@ export type DiscussionReply = components['schemas']['DiscussionReply'];
 
 /** Members the server sets; the rest of a cell is its content. */
 const SERVER_MEMBERS = new Set(['id', 'type', 'author', 'created_at', 'updated_at']);
-/** Members `updates` cannot change (design.md section 6 and the contract). */
+/** Members `updates` cannot change (the contract's `UpdateCellRequest`). */
 const FIXED_MEMBERS = new Set(['id', 'type', 'created_at', 'updated_at']);
 
 /** The content of a new cell: a discussion starts without replies, an action is `open` unless given. */

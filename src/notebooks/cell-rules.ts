@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import type { Document } from 'openapi-backend';
 import type { ValidationIssue } from '../http/errors.js';
 
-/** The cell types of design.md section 6. */
+/** The cell types of the contract's `CellInput`. */
 export const CELL_TYPES = ['narrative', 'view', 'reference', 'discussion', 'action'] as const;
 export type CellType = (typeof CELL_TYPES)[number];
 

@@ -7,6 +7,6 @@ export interface TenantListItem {
   source: 'local' | 'store';
 }
 
-/** Every tenant in the caller's scope, for the jumpbar (design.md section 10). */
+/** Every tenant in the caller's scope, for the jumpbar: composite ID, display name, `local` or `store`. */
 export const listTenants = (tenants: Tenants): TenantListItem[] =>
   tenants.list().map((t) => ({ id: t.compositeId, name: t.displayName, source: tenants.source }));

@@ -5,7 +5,7 @@ export interface SignalError {
   line: number | null;
 }
 
-/** The four definition types and the folder and file-name prefix each lives under (design.md section 7). */
+/** The four definition types and the folder and file-name prefix each lives under (docs/signal-language.md). */
 export const DEFINITION_KINDS = [
   { type: 'signal', folder: 'signals', prefix: 'probe_' },
   { type: 'perspective', folder: 'perspectives', prefix: 'assessment_' },

@@ -28,7 +28,7 @@ const NO_VALUE: readonly Operator[] = ['is_null', 'not_null'];
 const LIST_VALUE: readonly Operator[] = ['in', 'not_in'];
 const GOLD_TABLE = /^gold_[a-z0-9_]*$/;
 
-/** Checks a signal's contract (design.md section 7); null when it has errors. */
+/** Checks a signal's contract (docs/signal-language.md); null when it has errors. */
 export function checkSignalContract(view: YamlView, contract: YAMLMap): CheckedContract | null {
   const before = view.errors.length;
   const members = view.members('contract', contract, CONTRACT_KEYS);

@@ -32,7 +32,7 @@ export function bundledCommand(tool: 'checker' | 'compiler'): ToolCommand {
   return { argv: extension === '.ts' ? [...node, '--import', 'tsx', file] : [...node, file], bundled: true };
 }
 
-/** Runs the contract checker and the single-signal compiler as child processes (design.md section 7). */
+/** Runs the contract checker and the single-signal compiler as child processes (docs/signal-language.md). */
 export class SignalTools {
   private readonly workers = new Map<ToolCommand, WarmWorker>();
 

@@ -1,6 +1,6 @@
 import { IDENTIFIER_PATTERN, MAX_IDENTIFIER_LENGTH, type CheckedCondition, type CheckedSignal, type ContractLiteral } from './definition-rules.js';
 
-/** The columns of a compiled signal's rows, in order (design.md section 7). */
+/** The columns of a compiled signal's rows, in order (docs/signal-language.md). */
 export const FINDING_COLUMNS = ['probe_id', 'entity_type', 'entity_id', 'time_bucket', 'severity', 'money_at_risk', 'evidence'] as const;
 
 /**

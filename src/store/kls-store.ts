@@ -23,7 +23,7 @@ export interface StoreRefreshOutcome {
 }
 
 /**
- * KLS store mode (design.md section 5): keeps KLS_DIR a cache of `<prefix><pack>/<slug>/{kls,sis}.sqlite`.
+ * KLS store mode (docs/object-store.md): keeps KLS_DIR a cache of `<prefix><pack>/<slug>/{kls,sis}.sqlite`.
  * Serves cached files at once, syncs with the store at start and on refresh, shares running downloads,
  * drops tenants that vanished from the store.
  */

@@ -1,7 +1,7 @@
 import { SLUG_PATTERN, compositeIdOf } from '../tenants/tenant-ref.js';
 import type { StoredObject } from './object-store.js';
 
-/** The two files of a tenant (design.md section 5); `kls.sqlite` is required, `sis.sqlite` optional. */
+/** The two files of a tenant (docs/object-store.md); `kls.sqlite` is required, `sis.sqlite` optional. */
 export const TENANT_FILES = ['kls.sqlite', 'sis.sqlite'] as const;
 export type TenantFileName = (typeof TENANT_FILES)[number];
 

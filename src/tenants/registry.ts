@@ -8,7 +8,7 @@ import { SLUG_PATTERN, compositeIdOf } from './tenant-ref.js';
 import { EVERY_TENANT, type TenantScope } from './tenant-scope.js';
 import { resolveTenant, withLeasedKls, type TenantInput, type Tenants } from './tenants.js';
 
-/** Per-tenant state (design.md section 5). */
+/** Per-tenant state (docs/object-store.md, "Sync"). */
 export type TenantStatus = 'pending' | 'downloading' | 'ready' | 'error';
 
 /** What was on disk when a generation was opened; a different stamp means the file was replaced. */

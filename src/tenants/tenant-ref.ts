@@ -1,4 +1,4 @@
-/** A slug or pack name (design.md section 3). */
+/** A slug or pack name; a composite tenant ID is `<pack>.<slug>`. */
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 /** A parsed tenant value: a bare slug, or `<pack>.<slug>`. */

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { call, expectProblem } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-describe('HTTP conventions (design.md section 8)', () => {
+describe('HTTP conventions (docs/errors.md)', () => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer();

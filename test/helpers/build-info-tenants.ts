@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 
-/** A `build_info` row as design.md section 4 describes it. */
+/** A `build_info` row as docs/kls-format.md describes it. */
 export interface BuildInfoRow {
   kind: string;
   repo: string | null;

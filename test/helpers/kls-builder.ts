@@ -9,7 +9,7 @@ export interface TableSpec {
   rows?: Record<string, unknown>[];
 }
 
-/** Column definitions of the KLS tables of design.md section 4, for hand-built files. */
+/** Column definitions of the KLS tables of docs/kls-format.md, for hand-built files. */
 export const KLS_COLUMNS = {
   tenant_logo: 'mime TEXT, data BLOB',
   findings: 'finding_id TEXT PRIMARY KEY, probe_id TEXT, entity_type TEXT, entity_id TEXT, time_bucket TEXT, severity TEXT, money_at_risk REAL, evidence TEXT',

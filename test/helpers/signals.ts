@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** The design's example signal (shared/examples/probe_unbilled_cases.yaml), as the demo writes it. */
+/** The example signal of docs/signal-language.md (without its description), as the demo writes it. */
 export const EXAMPLE_SIGNAL = `probe_id: probe_unbilled_cases
 type: signal
 name:

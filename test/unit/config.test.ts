@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('loadConfig', () => {
-  it('applies the defaults of design.md section 2 and switches the demo on', () => {
+  it('applies the defaults of docs/configuration.md and switches the demo on', () => {
     const config = loadConfig({}, '/srv/app');
     expect(config).to.deep.include({ port: 8080, host: '127.0.0.1', klsMode: 'local', demo: true, storeConcurrency: 4, responseValidation: true });
     expect(config.klsDir).to.equal(path.join('/srv/app/data', 'kls'));

@@ -11,7 +11,7 @@ import { PNG_SIGNATURE } from '../../src/demo/png.js';
 import { SIGNALS, type Condition, type SignalDefinition } from '../../src/demo/signals.js';
 import type { ColumnSpec, Row, SqlType } from '../../src/demo/sqlite.js';
 
-/** Section 4 of design.md, written out here so the test checks the contract, not the generator's own schema. */
+/** The tables of docs/kls-format.md, written out here so the test checks the format, not the generator's own schema. */
 const SECTION_4_TABLES: Record<string, string[]> = {
   meta: ['key', 'value'],
   tenant_logo: ['mime', 'data'],
@@ -139,7 +139,7 @@ describe('demo data generator', function () {
     expect(fs.readdirSync(root).filter((name) => name.includes('.tmp'))).to.deep.equal([]);
   });
 
-  it('creates every table of design.md section 4 with its columns, and the registered Gold and dimension tables', () => {
+  it('creates every table of docs/kls-format.md with its columns, and the registered Gold and dimension tables', () => {
     eachTenant((db, id) => {
       for (const [table, columns] of Object.entries(SECTION_4_TABLES)) {
         expect(columnsOf(db, table).map((column) => column.name), `${id} ${table}`).to.deep.equal(columns);
@@ -161,7 +161,7 @@ describe('demo data generator', function () {
     });
   });
 
-  it('holds the identifiers of spec/demo-fixtures.md in every tenant', () => {
+  it('holds the identifiers the contract examples use in every tenant', () => {
     eachTenant((db, id) => {
       const count = (sql: string, ...params: unknown[]): number => (db.prepare(sql).pluck().get(...params) as number);
       const meta = Object.fromEntries(db.prepare('SELECT key, value FROM meta').raw().all() as [string, string][]);
@@ -222,7 +222,7 @@ describe('demo data generator', function () {
     });
   });
 
-  it('writes AFS files in the layout of section 7, the signals being the generator data', () => {
+  it('writes AFS files in the layout of docs/signal-language.md, the signals being the generator data', () => {
     const afsDir = path.join(dirs[0] as string, 'afs');
     expect(summary.afsFiles.map((file) => path.relative(afsDir, file)).sort()).to.deep.equal([
       'perspectives/assessment_revenue_cycle.yaml', 'signals/probe_cost_centre_overrun.yaml', 'signals/probe_late_billing.yaml',
