@@ -1,10 +1,13 @@
 // Dredd hooks: every transaction Dredd builds from openapi.yaml (one per operation and declared status) is
-// either set up here so the server really answers that status, or skipped for a stated reason:
+// either set up here so the server really answers that status, or skipped for a stated reason (printed per
+// transaction at the end):
 //  - the operation is on the server's not-implemented list (passed in NOT_IMPLEMENTED_OPS by run.ts);
-//  - the status cannot be produced in local mode (printed per transaction).
-// The server runs with sign-in (AUTH_MODE=oidc): run.ts passes bearer tokens of its local OpenID provider in
-// CONTRACT_TOKENS, and every transaction of an operation that needs a token carries the admin token unless its
-// status is about the token (401: none, 403: a token without roles, 429: a token whose limit is spent).
+//  - the status needs what this run does not have: against a deployment (CONTRACT_MODE=endpoint) everything is
+//    prepared through the API only, so files on the server's disk, a second token or spending the caller's
+//    limits are out of reach.
+// With sign-in (CONTRACT_SIGN_IN=on) CONTRACT_TOKENS holds bearer tokens, and every transaction of an operation
+// that needs a token carries the admin token unless its status is about the token (401: none, 403: a token
+// without roles, 429: a token whose limit is spent).
 const hooks = require('hooks');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -16,6 +19,11 @@ const NOT_IMPLEMENTED_MODES = JSON.parse(process.env.NOT_IMPLEMENTED_MODES || '{
 const DATA_DIR = process.env.CONTRACT_DATA_DIR;
 const KLS_DIR = process.env.CONTRACT_KLS_DIR;
 const UNKNOWN_TENANT = 'no-such-tenant';
+/** The local run writes this tenant's kls.sqlite as a file that is not SQLite: requests that open it answer 503. */
+const BROKEN_TENANT = 'ost.kaputt';
+/** 'local': run.ts started the server (contract-tests/local-world.ts); 'endpoint': a deployment, API only. */
+const ENDPOINT = process.env.CONTRACT_MODE === 'endpoint';
+const SIGN_IN = process.env.CONTRACT_SIGN_IN === 'on';
 /** `{admin, noRole, limited: {[operationId]: token}}`; empty when the server runs without sign-in. */
 const TOKENS = JSON.parse(process.env.CONTRACT_TOKENS || '{}');
 const ADMIN = TOKENS.admin ? { Authorization: `Bearer ${TOKENS.admin}` } : {};
@@ -266,6 +274,18 @@ hooks.beforeEach((transaction, done) => {
       request: (method, uri, body, headers) => request(transaction, method, uri, body, headers),
       tokens: TOKENS,
       skip: (reason) => skip(transaction, reason),
+      /** True when this run started the server itself; against a deployment, skips the transaction with `reason`. */
+      local: (reason) => {
+        if (!ENDPOINT) return true;
+        skip(transaction, `${reason} (only in the run that starts its own server)`);
+        return false;
+      },
+      endpoint: ENDPOINT,
+      /** Points the request at a tenant whose file does not open (503); a deployment has none. */
+      brokenTenant: () => {
+        if (ENDPOINT) skip(transaction, 'needs a tenant whose file cannot be opened (only in the run that starts its own server)');
+        else setTenant(transaction, route, BROKEN_TENANT);
+      },
       generic: () => new Promise((resolve) => genericSetup(transaction, route, operationId, status, resolve)),
     };
     Promise.resolve()
@@ -308,15 +328,20 @@ function genericSetup(transaction, route, operationId, status, done) {
       return done();
     case 401:
       // no token at all: the bare challenge
-      if (!TOKENS.admin) skip(transaction, 'the server runs without sign-in (AUTH_MODE=none)');
+      if (!SIGN_IN) skip(transaction, 'the server asks for no token (AUTH_MODE=none)');
       delete transaction.request.headers.Authorization;
       return done();
     case 403:
       // a valid token that grants no role of this server
-      if (!TOKENS.noRole) skip(transaction, 'the server runs without sign-in (AUTH_MODE=none)');
+      if (!SIGN_IN) skip(transaction, 'the server asks for no token (AUTH_MODE=none)');
+      else if (!TOKENS.noRole) skip(transaction, 'needs a second token, one without roles (only in the run that starts its own server)');
       else transaction.request.headers.Authorization = `Bearer ${TOKENS.noRole}`;
       return done();
     case 429:
+      if (ENDPOINT) {
+        skip(transaction, "would spend the caller's limit for a minute and refuse the transactions that follow (only in the run that starts its own server)");
+        return done();
+      }
       return spendLimit(transaction, operationId).then(() => done(), (err) => {
         transaction.fail = `setup failed: ${err.message}`;
         done();
@@ -324,7 +349,8 @@ function genericSetup(transaction, route, operationId, status, done) {
     case 501:
       return done();
     case 503:
-      skip(transaction, 'no way to make this operation wait for a tenant in local mode (store mode, issue #3)');
+      // store mode makes a tenant wait for its download; the local run is in local mode
+      skip(transaction, 'no way to make this operation wait for a tenant in local mode (test/api covers store mode)');
       return done();
     default:
       skip(transaction, `no way to provoke ${status} against a healthy server`);

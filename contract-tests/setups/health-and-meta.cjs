@@ -2,7 +2,6 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const BROKEN_TENANT = 'ost.kaputt'; // run.ts writes a kls.sqlite that is not SQLite: opening it fails
 const VANISHING_TENANT = 'ost.vanishing'; // run.ts copies a tenant here; the db-status 503 setup deletes its file
 const ASSET_BY_TYPE = { 'text/css': 'swagger-ui.css', 'application/javascript': 'swagger-ui-bundle.js', 'image/png': 'favicon-32x32.png' };
 
@@ -10,6 +9,7 @@ module.exports = {
   getHealth: {
     // KLS_DIR unreadable for the duration of the request
     503: (transaction, tools) => {
+      if (!tools.local("needs the server's KLS_DIR made unreadable")) return;
       fs.renameSync(tools.klsDir, `${tools.klsDir}.away`);
       tools.after(() => fs.renameSync(`${tools.klsDir}.away`, tools.klsDir));
     },
@@ -17,6 +17,7 @@ module.exports = {
   getDbStatus: {
     // a known tenant whose file vanished from disk (the next scan would drop it)
     503: (transaction, tools) => {
+      if (!tools.local("needs a tenant file deleted from the server's disk")) return;
       fs.rmSync(path.join(tools.klsDir, 'ost', 'vanishing', 'kls.sqlite'), { force: true });
       tools.setTenant(VANISHING_TENANT);
     },
@@ -25,7 +26,7 @@ module.exports = {
     // summary needs the tenant's database, which does not open
     503: (transaction, tools) => {
       tools.setQuery('mode', 'summary');
-      tools.setTenant(BROKEN_TENANT);
+      tools.brokenTenant();
     },
   },
   getMetrics: {

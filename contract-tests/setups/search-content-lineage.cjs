@@ -1,8 +1,7 @@
-// Setups for the Search (search mode), Content and Lineage operations (issue #4).
+// Setups for the Search (search mode), Content and Lineage operations.
 const fs = require('node:fs');
 const path = require('node:path');
 
-const BROKEN_TENANT = 'ost.kaputt'; // run.ts writes a kls.sqlite that is not SQLite: opening it fails
 const NO_LOGO_TENANT = 'west.rehaklinik'; // no logo in its file, no file in LOGO_DIR
 // The demo has no JPEG or WebP logo: these are written to LOGO_DIR for the slug of NO_LOGO_TENANT for one
 // transaction (ost.rehaklinik shares the slug but has a database logo, which wins), then removed again.
@@ -15,6 +14,7 @@ const TINY_WEBP = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA=='
 const contentTypeOf = (transaction) => (transaction.expected.headers['Content-Type'] || '').split(';')[0].trim();
 
 function logoFile(tools, extension, bytes) {
+  if (!tools.local(`needs a ${extension} logo written to the server's LOGO_DIR (the demo has none)`)) return;
   const file = path.join(tools.dataDir, 'logos', `rehaklinik.${extension}`);
   fs.writeFileSync(file, bytes);
   tools.after(() => fs.rmSync(file, { force: true }));
@@ -26,7 +26,7 @@ module.exports = {
     // search needs the tenant's database (for its index), which does not open
     503: (transaction, tools) => {
       tools.setQuery('mode', 'search');
-      tools.setTenant(BROKEN_TENANT);
+      tools.brokenTenant();
     },
   },
   getTenantLogo: {
@@ -40,11 +40,11 @@ module.exports = {
       return tools.skip(`no logo of type ${type}`);
     },
     404: (transaction, tools) => tools.setTenant(NO_LOGO_TENANT),
-    503: (transaction, tools) => tools.setTenant(BROKEN_TENANT),
+    503: (transaction, tools) => tools.brokenTenant(),
   },
   getPipelineArtifact: {
     200: (transaction, tools) => tools.setLastSegment(contentTypeOf(transaction) === 'text/html' ? 'graph_html' : 'graph_json'),
-    503: (transaction, tools) => tools.setTenant(BROKEN_TENANT),
+    503: (transaction, tools) => tools.brokenTenant(),
   },
   getReport: {
     206: (transaction) => {
@@ -55,13 +55,13 @@ module.exports = {
     416: (transaction) => {
       transaction.request.headers.Range = 'bytes=999999999-';
     },
-    503: (transaction, tools) => tools.setTenant(BROKEN_TENANT),
+    503: (transaction, tools) => tools.brokenTenant(),
   },
   explainEntity: {
-    503: (transaction, tools) => tools.setTenant(BROKEN_TENANT),
+    503: (transaction, tools) => tools.brokenTenant(),
   },
   explainFinding: {
     404: (transaction, tools) => tools.setLastSegment('F-999999'),
-    503: (transaction, tools) => tools.setTenant(BROKEN_TENANT),
+    503: (transaction, tools) => tools.brokenTenant(),
   },
 };

@@ -1,14 +1,13 @@
-// Setups for the Taxonomies and Dimensions operations (issue #5): each non-2xx transaction is made to fail
+// Setups for the Taxonomies and Dimensions operations: each non-2xx transaction is made to fail
 // for the reason that belongs to the operation (unknown taxonomy, unknown dimension, unknown column), not
 // only through the tenant.
 const http = require('node:http');
 
-const BROKEN_TENANT = 'ost.kaputt'; // run.ts writes a kls.sqlite that is not SQLite: opening it fails
 const BULK_EXPORT = '/ost.bulk/dimensions/bulk/export'; // run.ts adds a dimension of 300,000 rows to this tenant
 const UNKNOWN_TAXONOMY = 'no_such_taxonomy';
 
 /** The tenant's file cannot be opened: every operation of this area needs it. */
-const brokenTenant = (transaction, tools) => tools.setTenant(BROKEN_TENANT);
+const brokenTenant = (transaction, tools) => tools.brokenTenant();
 
 module.exports = {
   listTaxonomyMembers: {
@@ -42,6 +41,7 @@ module.exports = {
     503: brokenTenant,
     // exports running at once per caller: large exports that are not read stay running until the transaction ends
     429: async (transaction, tools) => {
+      if (!tools.local("needs exports held open with a token of their own, which would spend the caller's limit")) return;
       const token = tools.tokens.limited && tools.tokens.limited.exportDimension;
       if (!token) throw new Error('run.ts passed no limited token for exportDimension');
       transaction.request.headers.Authorization = `Bearer ${token}`;
