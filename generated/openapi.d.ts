@@ -1455,7 +1455,7 @@ export interface components {
     schemas: {
         /**
          * @description `v<major>.<minor>.<patch>` followed by the UTC build time `YYYY-MM-DD HH:MM`.
-         * @example v0.1.0 2026-11-21 09:30
+         * @example v0.2.0 2026-11-23 09:30
          */
         BuildLabel: string;
         /**
@@ -1583,13 +1583,15 @@ export interface components {
         /**
          * @description RFC 9457 problem details (`application/problem+json`). `type` is
          *     `https://analytics-desk.example/problems/` followed by one of:
-         *     `validation-failed` (400, with `errors[]`) or `bad-request` (400, a rule the
-         *     schema cannot express); `not-found`, `tenant-not-found` or `route-not-found`
-         *     (404); `method-not-allowed` (405); `ambiguous-tenant` or `conflict` (409);
-         *     `payload-too-large` (413); `unsupported-media-type` (415);
-         *     `range-not-satisfiable` (416); `internal-error` (500); `not-implemented`
-         *     (501); `bad-gateway` (502); `tenant-unavailable` or `service-unavailable`
-         *     (503). Clients should branch on `status` and may refine on `type`.
+         *     `validation-failed` (400, with `errors[]`, also for a rule the schema cannot
+         *     express); `unauthorized` (401); `forbidden` (403); `not-found`,
+         *     `tenant-not-found` or `route-not-found` (404); `method-not-allowed` (405);
+         *     `ambiguous-tenant` or `conflict` (409); `payload-too-large` (413);
+         *     `unsupported-media-type` (415); `range-not-satisfiable` (416);
+         *     `too-many-requests` (429); `internal-error` (500); `not-implemented` (501);
+         *     `bad-gateway` (502); `tenant-unavailable`, `app-database-unavailable` or
+         *     `service-unavailable` (503). Clients should branch on `status` and may refine
+         *     on `type`.
          */
         Problem: {
             /**
@@ -1636,7 +1638,7 @@ export interface components {
              */
             in: "path" | "query" | "header" | "body";
             /**
-             * @description Parameter or header name; for the body a JSON pointer to the member (`/finding/severity`, `/` for the body itself).
+             * @description Parameter or header name; for the body the member's path with dots (`finding.severity`, `updates.replies`; empty for the body itself).
              * @example entity_id
              */
             name: string;
@@ -1742,7 +1744,7 @@ export interface components {
          * @example {
          *       "status": "degraded",
          *       "mode": "store",
-         *       "version": "v0.1.0 2026-11-21 09:30",
+         *       "version": "v0.2.0 2026-11-23 09:30",
          *       "tenants": 4,
          *       "downloading": 0,
          *       "errors": 1,
@@ -2269,7 +2271,7 @@ export interface components {
              * @description Title, version and description of the API.
              * @example {
              *       "title": "Analytics Desk Server",
-             *       "version": "0.1.0"
+             *       "version": "0.2.0"
              *     }
              */
             info: {
@@ -4187,7 +4189,7 @@ export interface components {
         /**
          * @description Build label of the server that answered: `v<major>.<minor>.<patch>` and the UTC
          *     build time `YYYY-MM-DD HH:MM`. Sent on every response.
-         * @example v0.1.0 2026-11-21 09:30
+         * @example v0.2.0 2026-11-23 09:30
          */
         XBuildLabel: components["schemas"]["BuildLabel"];
         /**
@@ -4277,7 +4279,7 @@ export interface operations {
                      * @example {
                      *       "status": "ok",
                      *       "mode": "local",
-                     *       "version": "v0.1.0 2026-11-21 09:30",
+                     *       "version": "v0.2.0 2026-11-23 09:30",
                      *       "db": {
                      *         "tenants": 4,
                      *         "appDb": "ok"
@@ -4301,7 +4303,7 @@ export interface operations {
                      *       "status": "error",
                      *       "error": "app database unreachable",
                      *       "mode": "local",
-                     *       "version": "v0.1.0 2026-11-21 09:30"
+                     *       "version": "v0.2.0 2026-11-23 09:30"
                      *     }
                      */
                     "application/json": components["schemas"]["HealthError"];
@@ -6670,7 +6672,7 @@ export interface operations {
                      *       "openapi": "3.0.3",
                      *       "info": {
                      *         "title": "Analytics Desk Server",
-                     *         "version": "0.1.0"
+                     *         "version": "0.2.0"
                      *       },
                      *       "paths": {}
                      *     }

@@ -1,11 +1,10 @@
 import type { components } from '../../generated/openapi.js';
 
-/** Every problem this server can send, in one place (design.md section 8). */
+/** Every problem this server can send, in one place (docs/errors.md). */
 export const PROBLEM_TYPE_BASE = 'https://analytics-desk.example/problems/';
 
 export const PROBLEMS = {
   'validation-failed': { status: 400, title: 'Request validation failed' },
-  'bad-request': { status: 400, title: 'Bad request' },
   unauthorized: { status: 401, title: 'Sign-in required' },
   forbidden: { status: 403, title: 'Forbidden' },
   'not-found': { status: 404, title: 'Not found' },

@@ -19,7 +19,8 @@ describe('GET /health', () => {
     expect(res.body).to.deep.include({ status: 'ok', mode: 'local' });
     expect(res.body.db).to.deep.equal({ tenants: 4, appDb: 'ok' });
     expect(res.body.sizeMb).to.be.a('number').greaterThan(0);
-    expect(res.body.version).to.match(/^v0\.1\.0 \d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+    const { version } = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string };
+    expect(res.body.version).to.match(new RegExp(`^v${version.replace(/\./g, '\\.')} \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}$`));
     expect(res.headers.get('x-build-label')).to.equal(res.body.version);
     expect(res.headers.get('x-request-id')).to.be.a('string');
   });
