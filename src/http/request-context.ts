@@ -9,17 +9,35 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export const OPERATION_STATE = 'operationId';
 
 /**
- * Gives every request an id (the client's `X-Request-Id` when well-formed), a child logger, the
- * `X-Request-Id` and `X-Build-Label` response headers, and one log line when it ends; the same duration goes
- * to `metrics` under the operation the contract middleware matched.
+ * A request's `ctx.state`: its id, and a logger that carries the id, made only when something logs besides the
+ * request line (pino's child() copies and serializes bindings: most requests never need one).
+ */
+class RequestState {
+  [key: string]: unknown;
+  #log: Logger | undefined;
+
+  constructor(
+    private readonly root: Logger,
+    readonly requestId: string,
+  ) {}
+
+  get log(): Logger {
+    this.#log ??= this.root.child({ reqId: this.requestId });
+    return this.#log;
+  }
+}
+
+/**
+ * Gives every request an id (the client's `X-Request-Id` when well-formed), a logger carrying it
+ * (`ctx.state.log`), the `X-Request-Id` and `X-Build-Label` response headers, and one log line when it ends;
+ * the same duration goes to `metrics` under the operation the contract middleware matched.
  */
 export function requestContext(log: Logger, buildLabel: string, metrics?: Metrics): Koa.Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const offered = ctx.get('x-request-id');
     const requestId = CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
-    ctx.state.requestId = requestId;
-    ctx.state.log = log.child({ reqId: requestId });
+    ctx.state = new RequestState(log, requestId);
     ctx.set('X-Request-Id', requestId);
     ctx.set('X-Build-Label', buildLabel);
     try {
@@ -27,11 +45,10 @@ export function requestContext(log: Logger, buildLabel: string, metrics?: Metric
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       metrics?.observeRequest((ctx.state[OPERATION_STATE] as string | undefined) ?? UNMATCHED_OPERATION, ctx.method, ctx.status, ms / 1000);
-      const line = { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 };
-      const child = ctx.state.log as Logger;
-      if (ctx.status >= 500) child.error(line, 'request');
-      else if (ctx.status >= 400) child.warn(line, 'request');
-      else child.info(line, 'request');
+      const line = { reqId: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 };
+      if (ctx.status >= 500) log.error(line, 'request');
+      else if (ctx.status >= 400) log.warn(line, 'request');
+      else log.info(line, 'request');
     }
   };
 }
