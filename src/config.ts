@@ -42,6 +42,11 @@ export interface Config {
    * The default, 128 MB, holds the names of about three tenants of 200,000 search items each.
    */
   readonly searchMemoryBytes: number;
+  /**
+   * TENANT_HANDLES_MAX: open tenant connections (KLS files), and as many open search sidecars, beyond which
+   * idle ones are closed, least recently used first, and reopened on demand.
+   */
+  readonly tenantHandlesMax: number;
   readonly corsOrigins: readonly string[];
   /** METRICS=on: `GET /metrics` serves Prometheus metrics; off: nothing is recorded and it answers 404. */
   readonly metricsEnabled: boolean;
@@ -214,6 +219,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     signalCompilerCmd: argumentVector('SIGNAL_COMPILER_CMD'),
     signalToolTimeoutMs: integer('SIGNAL_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
     searchMemoryBytes: integer('SEARCH_MEMORY_MB', 128, 0, 1_048_576) * 1024 * 1024,
+    tenantHandlesMax: integer('TENANT_HANDLES_MAX', 64, 1, 65_536),
     responseValidation: oneOf('RESPONSE_VALIDATION', ['on', 'off'] as const, 'on') === 'on',
     corsOrigins: (text('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),
     metricsEnabled: oneOf('METRICS', ['on', 'off'] as const, 'on') === 'on',

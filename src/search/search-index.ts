@@ -24,6 +24,13 @@ function encodeResults(hitsByKind: ReadonlyMap<SearchKind, readonly string[]>): 
 /** Results with nine empty arrays. */
 export const EMPTY_RESULTS: EncodedResults = encodeResults(new Map());
 
+/**
+ * Page cache of an open sidecar, in KiB (better-sqlite3's default is 16 MB per connection). A search touches a
+ * few dozen pages (B-tree ranges, trigram postings, the hits by id); pages missed here come from the operating
+ * system's file cache. With TENANT_HANDLES_MAX sidecars open the total stays at TENANT_HANDLES_MAX × this.
+ */
+export const SIDECAR_CACHE_KIB = 1024;
+
 /** Largest code point: `prefix + MAX_CHARACTER` bounds the folded names that start with `prefix`. */
 const MAX_CHARACTER = '\u{10FFFF}';
 
@@ -57,6 +64,7 @@ export class SearchIndex {
   static open(file: string, generation: number): SearchIndex {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
+      db.pragma(`cache_size = -${SIDECAR_CACHE_KIB}`);
       return new SearchIndex(db, file, generation);
     } catch (err) {
       db.close();

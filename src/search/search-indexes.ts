@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Logger } from '../logger.js';
+import { DEFAULT_TENANT_HANDLES_MAX } from '../tenants/handle-pool.js';
 import { INDEX_FORMAT, buildSearchIndex } from './index-builder.js';
 import { foldText } from './fold.js';
 import { SearchResultCache } from './result-cache.js';
@@ -22,6 +23,10 @@ export interface IndexSource {
 interface Slot {
   generation: number;
   ready: Promise<SearchIndex>;
+  /** The index once open and in service: it counts against the bound of open sidecars. */
+  index: SearchIndex | null;
+  /** Searches waiting for or running on this slot: it is not closed under them. */
+  users: number;
 }
 
 const toMb = (bytes: number): number => Math.round((bytes / 1048576) * 10) / 10;
@@ -36,9 +41,11 @@ export const sidecarPath = (dir: string, generation: number): string => path.joi
 /**
  * One search sidecar per tenant generation: reused when the file on disk was built from the same KLS file,
  * otherwise built on the first search of that generation; older generations' files are deleted once the
- * newer one is in service.
+ * newer one is in service. At most `maxOpen` sidecars stay open: beyond it the least recently searched idle one
+ * is closed (its names leave memory and return their share of the budget) and opened again by its next search.
  */
 export class SearchIndexes {
+  /** By composite ID; iteration order is recency (a search moves its slot to the end). */
   private readonly slots = new Map<string, Slot>();
   private closed = false;
   /** Builds started ahead of searches run one after another, on this chain. */
@@ -56,7 +63,16 @@ export class SearchIndexes {
     readonly namesBudgetBytes: number,
     /** Results per (tenant, generation, folded query); shared between requests, never mutated. */
     readonly cache: SearchResultCache = new SearchResultCache(),
+    /** Open sidecars beyond which idle ones are closed (TENANT_HANDLES_MAX). */
+    readonly maxOpen: number = DEFAULT_TENANT_HANDLES_MAX,
   ) {}
+
+  /** Sidecars open now (in service; older generations close as soon as the newer one is open). */
+  get openIndexes(): number {
+    let open = 0;
+    for (const slot of this.slots.values()) if (slot.index !== null && !slot.index.isClosed) open += 1;
+    return open;
+  }
 
   /** Bytes of in-memory names held now, over all open indexes. */
   get namesBytes(): number {
@@ -78,7 +94,15 @@ export class SearchIndexes {
     const folded = foldText(query);
     if (folded === '') return EMPTY_RESULTS;
     for (;;) {
-      const index = await this.indexFor(source);
+      const slot = this.slotFor(source);
+      this.touch(source.compositeId, slot);
+      let index: SearchIndex;
+      slot.users += 1;
+      try {
+        index = await slot.ready;
+      } finally {
+        slot.users -= 1;
+      }
       // A newer generation may have replaced (and closed) this index while we waited.
       if (!index.isClosed) {
         const key = SearchResultCache.keyOf(source.compositeId, index.generation, folded);
@@ -86,6 +110,7 @@ export class SearchIndexes {
         if (cached !== undefined) return cached;
         const results = index.search(folded);
         this.cache.set(key, results);
+        this.trim();
         return results;
       }
       if (this.closed) throw new Error('search indexes are closed');
@@ -94,10 +119,14 @@ export class SearchIndexes {
 
   /** The index of `source`'s generation, or of a newer one when that is already known. */
   indexFor(source: IndexSource): Promise<SearchIndex> {
+    return this.slotFor(source).ready;
+  }
+
+  private slotFor(source: IndexSource): Slot {
     const slot = this.slots.get(source.compositeId);
-    if (slot !== undefined && slot.generation >= source.generation) return slot.ready;
+    if (slot !== undefined && slot.generation >= source.generation) return slot;
     const ready = this.open(source);
-    const next: Slot = { generation: source.generation, ready };
+    const next: Slot = { generation: source.generation, ready, index: null, users: 0 };
     this.slots.set(source.compositeId, next);
     ready.then(
       (index) => {
@@ -105,16 +134,39 @@ export class SearchIndexes {
           this.retire(index);
           return;
         }
+        next.index = index;
         void slot?.ready.then((old) => this.retire(old), () => undefined);
         this.removeOtherFiles(source.dir, source.generation);
         this.loadNames(source.compositeId, index);
+        this.trim();
       },
       (err: unknown) => {
         if (this.slots.get(source.compositeId) === next) this.slots.delete(source.compositeId);
         this.log.error({ tenant: source.compositeId, generation: source.generation, err: (err as Error).message }, 'search index build failed');
       },
     );
-    return ready;
+    return next;
+  }
+
+  /** Marks a tenant's slot as the most recently searched. */
+  private touch(compositeId: string, slot: Slot): void {
+    this.slots.delete(compositeId);
+    this.slots.set(compositeId, slot);
+  }
+
+  /**
+   * Closes open sidecars beyond `maxOpen`, least recently searched first, skipping those searches wait for; a
+   * closed one leaves the map, so its next search opens it again (the file is reused, not rebuilt).
+   */
+  private trim(): void {
+    let open = this.openIndexes;
+    for (const [compositeId, slot] of this.slots) {
+      if (open <= this.maxOpen) return;
+      if (slot.index === null || slot.index.isClosed || slot.users > 0) continue;
+      this.slots.delete(compositeId);
+      this.retire(slot.index);
+      open -= 1;
+    }
   }
 
   /**

@@ -3,20 +3,14 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { HttpProblem, tenantUnavailable } from '../http/errors.js';
 import type { Logger } from '../logger.js';
-import { KlsHandle } from './kls-handle.js';
+import { DEFAULT_TENANT_HANDLES_MAX, HandlePool } from './handle-pool.js';
+import { KlsHandle, stampOf, type FileStamp } from './kls-handle.js';
 import { SLUG_PATTERN, compositeIdOf } from './tenant-ref.js';
 import { EVERY_TENANT, type TenantScope } from './tenant-scope.js';
 import { resolveTenant, withLeasedKls, type TenantInput, type Tenants } from './tenants.js';
 
 /** Per-tenant state (docs/object-store.md, "Sync"). */
 export type TenantStatus = 'pending' | 'downloading' | 'ready' | 'error';
-
-/** What was on disk when a generation was opened; a different stamp means the file was replaced. */
-interface FileStamp {
-  size: number;
-  mtimeMs: number;
-  ino: number;
-}
 
 /** One tenant as the server knows it. */
 export interface TenantEntry {
@@ -29,9 +23,11 @@ export interface TenantEntry {
   status: TenantStatus;
   error: string | null;
   hasSis: boolean;
-  /** In-memory counter: 1 after the first file, +1 on each swap of kls.sqlite. */
+  /** In-memory counter: 1 after the first file, +1 on each swap of kls.sqlite (not when a closed connection reopens). */
   generation: number;
+  /** The file last seen at klsPath (in service, or rejected). */
   stamp: FileStamp | null;
+  /** The generation in service; its connection may be closed while idle (see TENANT_HANDLES_MAX). */
   handle: KlsHandle | null;
 }
 
@@ -59,12 +55,30 @@ export class TenantRegistry implements Tenants {
   readonly scope: TenantScope = EVERY_TENANT;
   private readonly entries = new Map<string, TenantEntry>();
   private readonly installedListeners: ((entry: TenantEntry) => void)[] = [];
+  /** Open connections over all tenants, bounded by TENANT_HANDLES_MAX (idle ones close, least recently used first). */
+  private readonly pool: HandlePool;
+  /** Tenants whose connection could not be opened again (status error until a lease succeeds). */
+  private readonly unopenable = new Set<TenantEntry>();
 
   constructor(
     readonly klsDir: string,
     readonly source: 'local' | 'store',
     private readonly log: Logger,
-  ) {}
+    /** TENANT_HANDLES_MAX: open tenant connections beyond which idle ones are closed. */
+    maxHandles: number = DEFAULT_TENANT_HANDLES_MAX,
+  ) {
+    this.pool = new HandlePool(maxHandles);
+  }
+
+  /** Tenant connections open now (leased, idle, or draining after a swap). */
+  get openHandles(): number {
+    return this.pool.size;
+  }
+
+  /** Idle connections closed so far to stay within TENANT_HANDLES_MAX. */
+  get evictedHandles(): number {
+    return this.pool.evictions;
+  }
 
   /** Every known tenant, ordered by composite ID. */
   list(): TenantEntry[] {
@@ -81,10 +95,15 @@ export class TenantRegistry implements Tenants {
     return resolveTenant(this, value, where);
   }
 
-  /** Leases the current connection of a ready tenant; 503 with Retry-After when it has none yet. */
+  /**
+   * Leases the current connection of a ready tenant; 503 with Retry-After when it has none yet. A connection
+   * closed while idle is opened again on the same file and generation; when the path names another file by now,
+   * that file is swapped in first (generation + 1), as the local scan or a download would have done.
+   */
   lease(entry: TenantEntry): KlsLease {
-    const handle = entry.handle;
-    if (handle === null || handle.isClosed) {
+    let handle = entry.handle;
+    if (handle !== null && !handle.isOpen && !handle.isRetired) handle = this.revive(entry, handle);
+    if (handle === null || handle.isRetired) {
       if (entry.status === 'error') {
         throw new HttpProblem('tenant-unavailable', `tenant "${entry.compositeId}" has no usable database: ${entry.error ?? 'error'}`, {
           headers: { 'Retry-After': String(RETRY_AFTER_SECONDS * 6) },
@@ -92,7 +111,18 @@ export class TenantRegistry implements Tenants {
       }
       throw tenantUnavailable(entry.compositeId, RETRY_AFTER_SECONDS);
     }
-    return { db: handle.db, generation: handle.generation, entry, release: handle.lease() };
+    let release: () => void;
+    try {
+      release = handle.lease();
+    } catch (err) {
+      this.markUnopenable(entry, err as Error);
+      throw tenantUnavailable(entry.compositeId, RETRY_AFTER_SECONDS);
+    }
+    if (this.unopenable.delete(entry) && entry.status === 'error') {
+      entry.status = 'ready';
+      entry.error = null;
+    }
+    return { db: handle.db, generation: handle.generation, entry, release };
   }
 
   /** Runs `read` on a leased connection of the tenant named by `value`, releasing it afterwards. */
@@ -181,10 +211,11 @@ export class TenantRegistry implements Tenants {
   install(entry: TenantEntry, stat: fs.Stats = fs.statSync(entry.klsPath)): boolean {
     let handle: KlsHandle;
     try {
-      handle = KlsHandle.open(entry.klsPath, entry.generation + 1);
+      handle = KlsHandle.open(entry.klsPath, entry.generation + 1, stat, this.pool);
     } catch (err) {
       entry.error = `cannot open ${path.basename(entry.klsPath)}: ${(err as Error).message}`;
-      entry.stamp = { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
+      entry.stamp = stampOf(stat);
+      this.keepPrevious(entry);
       if (entry.handle === null) entry.status = 'error';
       this.log.error({ tenant: entry.compositeId, err: entry.error }, 'tenant file rejected');
       return false;
@@ -192,10 +223,17 @@ export class TenantRegistry implements Tenants {
     const previous = entry.handle;
     entry.handle = handle;
     entry.generation = handle.generation;
-    entry.stamp = { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
-    entry.displayName = readDisplayName(handle.db) ?? entry.slug;
+    entry.stamp = stampOf(stat);
+    // leased while read, so that the pool does not close it before its first use
+    const release = handle.lease();
+    try {
+      entry.displayName = readDisplayName(handle.db) ?? entry.slug;
+    } finally {
+      release();
+    }
     entry.status = 'ready';
     entry.error = null;
+    this.unopenable.delete(entry);
     previous?.retire();
     this.log.info({ tenant: entry.compositeId, generation: entry.generation }, 'tenant file in service');
     for (const listener of this.installedListeners) {
@@ -218,6 +256,7 @@ export class TenantRegistry implements Tenants {
     const entry = this.entries.get(compositeId);
     if (entry === undefined) return;
     this.entries.delete(compositeId);
+    this.unopenable.delete(entry);
     entry.handle?.retire();
     this.log.info({ tenant: compositeId }, 'tenant removed');
   }
@@ -226,11 +265,58 @@ export class TenantRegistry implements Tenants {
   close(): void {
     for (const entry of this.entries.values()) entry.handle?.retire();
     this.entries.clear();
+    this.unopenable.clear();
   }
 
   private isReplaced(entry: TenantEntry, stat: fs.Stats): boolean {
     const s = entry.stamp;
     return s === null || s.ino !== stat.ino || s.size !== stat.size || s.mtimeMs !== stat.mtimeMs;
+  }
+
+  /**
+   * The tenant of a handle whose connection was closed while idle is asked for: the handle when the path still
+   * names its file, else the file found there swapped in (null when it does not open: the old file is gone).
+   * Local mode compares size, mtime and inode, as the scan does; store mode size and inode (a sync may set a
+   * cached file's mtime without replacing it).
+   */
+  private revive(entry: TenantEntry, handle: KlsHandle): KlsHandle | null {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(entry.klsPath);
+    } catch (err) {
+      this.markUnopenable(entry, err as Error);
+      throw tenantUnavailable(entry.compositeId, RETRY_AFTER_SECONDS);
+    }
+    const s = handle.stamp;
+    const same = s.ino === stat.ino && s.size === stat.size && (this.source === 'store' || s.mtimeMs === stat.mtimeMs);
+    if (same) return handle;
+    this.log.info({ tenant: entry.compositeId, generation: handle.generation }, 'tenant file replaced while its connection was closed');
+    this.install(entry, stat);
+    return entry.handle;
+  }
+
+  /**
+   * A replacement did not open: the generation in service stays. Its connection is then the only way to its file
+   * (the path names the rejected one), so it is pinned open; one already closed cannot be reopened and is dropped.
+   */
+  private keepPrevious(entry: TenantEntry): void {
+    const previous = entry.handle;
+    if (previous === null) return;
+    if (previous.isOpen) {
+      previous.pinned = true;
+      return;
+    }
+    previous.retire();
+    entry.handle = null;
+  }
+
+  /** The tenant's file could not be opened again: status error (health degraded) until a lease succeeds. */
+  private markUnopenable(entry: TenantEntry, err: Error): void {
+    this.log.warn({ tenant: entry.compositeId, err: err.message }, 'tenant file could not be opened again');
+    if (entry.status !== 'ready' && !this.unopenable.has(entry)) return;
+    this.unopenable.add(entry);
+    entry.status = 'error';
+    entry.error = `cannot open ${path.basename(entry.klsPath)} again: ${err.message}`;
   }
 }
 
