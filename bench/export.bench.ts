@@ -2,8 +2,7 @@
 // command-line program running the same SELECT in the same run; peak RSS of the server over all exports; p95 of
 // small requests sent during one more export.
 // Targets: at most 2x the CLI's time, server peak RSS under 150 MB, small requests p95 under 50 ms.
-import Database from 'better-sqlite3';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,35 +10,11 @@ import { generateDemo } from '../src/demo/generate.js';
 import { fmt, median, percentile, procStatusKb } from './stats.js';
 import { freePort } from '../test/helpers/ports.js';
 import { serverArgs } from './server-command.js';
+import { exportSelect, hasSqliteCli, timeCli, timeExport } from './export-timing.js';
 
 const ROWS = 1_000_000;
 const RUNS = 3;
 const SMALL_REQUEST_GAP_MS = 10;
-
-
-
-/** A download client of its own: this process holds the generated demo data, and its GC would slow the reads. */
-const DOWNLOAD_CLIENT = `
-const http = require('node:http');
-const started = performance.now();
-http.get(process.argv[1], (res) => {
-  if (res.statusCode !== 200) { console.error('export answered ' + res.statusCode); process.exit(1); }
-  let bytes = 0;
-  res.on('data', (chunk) => (bytes += chunk.length));
-  res.on('end', () => console.log(JSON.stringify({ ms: performance.now() - started, bytes, truncated: res.headers['x-export-truncated'] === 'true' })));
-}).on('error', (err) => { console.error(err.message); process.exit(1); });
-`;
-
-/** Downloads the export in a child process, discarding the bytes; resolves with the time, byte count and truncation header. */
-function timeExport(url: string): Promise<{ ms: number; bytes: number; truncated: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', DOWNLOAD_CLIENT, url], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { ms: number; bytes: number; truncated: boolean }) : reject(new Error(`download client exited with ${String(code)}`))));
-  });
-}
 
 /** Small requests one after the other until `done()`; their latencies in ms. */
 async function smallRequestsUntil(base: string, done: () => boolean): Promise<number[]> {
@@ -55,18 +30,6 @@ async function smallRequestsUntil(base: string, done: () => boolean): Promise<nu
   return latencies;
 }
 
-function timeCli(file: string, select: string): number {
-  const sink = fs.openSync('/dev/null', 'w');
-  try {
-    const started = performance.now();
-    const result = spawnSync('sqlite3', ['-csv', '-header', file, select], { stdio: ['ignore', sink, 'inherit'] });
-    if (result.status !== 0) throw new Error(`sqlite3 exited with ${String(result.status)}`);
-    return performance.now() - started;
-  } finally {
-    fs.closeSync(sink);
-  }
-}
-
 export async function run(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-export-'));
   let server: ReturnType<typeof spawn> | null = null;
@@ -75,10 +38,7 @@ export async function run(): Promise<void> {
     const summary = generateDemo({ out: dataDir, tenants: 3, rows: ROWS });
     console.log(`generated ${ROWS} material rows per tenant in ${fmt((performance.now() - started) / 1000)} s`);
     const file = summary.tenants.find((t) => t.compositeId === 'ost.kantonsspital')!.file;
-    const db = new Database(file, { readonly: true });
-    const columns = db.prepare("SELECT name FROM pragma_table_info('dim_materials') ORDER BY cid").pluck().all() as string[];
-    db.close();
-    const select = `SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM "dim_materials" LIMIT ${ROWS}`;
+    const select = exportSelect(file, 'dim_materials', ROWS);
 
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
@@ -127,7 +87,7 @@ export async function run(): Promise<void> {
     const p95 = percentile(smallLatencies, 95);
     console.log(`small requests during an export: n=${smallLatencies.length}, p50 ${fmt(median(smallLatencies))} ms, p95 ${fmt(p95)} ms — target < 50 ms: ${p95 < 50 ? 'met' : 'MISSED'}`);
 
-    if (spawnSync('sqlite3', ['-version'], { stdio: 'ignore' }).status !== 0) {
+    if (!hasSqliteCli()) {
       console.log('sqlite3 command-line program not found: CLI comparison skipped (install it, e.g. `apt-get install -y sqlite3`)');
       return;
     }

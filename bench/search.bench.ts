@@ -10,88 +10,21 @@
 // names in memory and sidecar statements are compared in one run, with each server's RSS.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { generateDemo } from '../src/demo/generate.js';
-import { fmt, percentile, procCpuMs, procStatusKb } from './stats.js';
-import { serverArgs } from './server-command.js';
+import { startBenchServer, sidecarOf, stopChild, waitFor, namesSettled, type BenchServer } from './bench-server.js';
+import { closedLoop, describeClosedLoop, type Target } from './closed-loop.js';
+import { coldQueries, QUERIES } from './search-queries.js';
+import { fmt } from './stats.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const SEARCH_ITEMS = 200_000;
 const CONNECTIONS = 50;
 const SECONDS = 10;
-/** Realistic jumpbar queries: rare and frequent words, accents, German and French, two words, one digit group. */
-const QUERIES = [
-  'fallpauschale', 'cost', 'coût', 'implant', 'billing backlog', 'nursing', 'prognose', 'müller', 'overview 12', 'kostengewicht',
-  'ward', 'q3 2026', 'stay', 'drug', 'notfall', 'rapport', 'séjour', 'outliers', 'anna', 'materialverbrauch', 'budget', 'trend 4',
-];
 
-interface Autocannon {
-  (options: Record<string, unknown>): Promise<{ requests: { average: number }; non2xx: number; errors: number }> & {
-    on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): void;
-  };
-}
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-
-/** Distinct queries of 3-10 characters cut from the tenant's names (deterministic), for the cold run. */
-function coldQueries(kls: string, wanted: number): string[] {
-  const db = new Database(kls, { readonly: true });
-  const names = db.prepare('SELECT coalesce(name_de, name_en, name_fr) FROM search_items ORDER BY item_id').pluck().all() as (string | null)[];
-  db.close();
-  const queries = new Set<string>();
-  let seed = 7;
-  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  for (let i = 0; queries.size < wanted && i < names.length * 4; i++) {
-    const name = names[Math.floor(next() * names.length)] ?? '';
-    const length = 3 + Math.floor(next() * 8);
-    const start = Math.floor(next() * Math.max(1, name.length - length));
-    const query = name.slice(start, start + length).trim().toLowerCase();
-    if (query.length >= 3) queries.add(query);
-  }
-  return [...queries];
-}
-
-/** The server behind a load: its URL and, to measure its CPU time, its process id. */
-interface Target {
-  url: string;
-  pid?: number;
-}
-
-/**
- * Runs autocannon and returns per-request latencies plus throughput, and the server's CPU time (user + system)
- * per request: on this two-core machine the client may be the bottleneck, and that figure is the server's own.
- */
-async function load(target: Target, paths: string[] | (() => string), headers: Record<string, string> = {}, seconds = SECONDS, connections = CONNECTIONS) {
-  const { url, pid } = target;
-  const cpuBefore = pid === undefined ? Number.NaN : procCpuMs(pid);
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
-  const requests = typeof paths === 'function' ? [{ method: 'GET', setupRequest: (request: object) => ({ ...request, path: paths() }) }] : paths.map((p) => ({ method: 'GET', path: p }));
-  const run = autocannon({ url, connections, duration: seconds, headers, requests });
-  run.on('response', (_client, status, _bytes, ms) => {
-    latencies.push(ms);
-    statuses.set(status, (statuses.get(status) ?? 0) + 1);
-  });
-  const result = await run;
-  const cpuMs = pid === undefined ? Number.NaN : procCpuMs(pid) - cpuBefore;
-  return {
-    p50: percentile(latencies, 50), p95: percentile(latencies, 95), rps: result.requests.average, count: latencies.length, statuses, errors: result.errors,
-    cpuMsPerRequest: cpuMs / Math.max(1, latencies.length),
-  };
-}
-
-async function untilHealthy(url: string): Promise<void> {
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-    try {
-      if ((await fetch(`${url}/health`)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-  }
-  throw new Error(`${url} did not become healthy`);
-}
+const load = (target: Target, paths: string[] | (() => string), headers: Record<string, string> = {}, seconds = SECONDS, connections = CONNECTIONS) =>
+  closedLoop(target, paths, { seconds, connections, headers });
 
 function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -104,59 +37,14 @@ function firstLine(child: ChildProcess): Promise<string> {
   });
 }
 
-const stop = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-
-const describe = (r: Awaited<ReturnType<typeof load>>): string =>
-  `p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, ${fmt(r.rps, 0)} req/s (${r.count} requests, statuses ${[...r.statuses].map(([s, n]) => `${s}x${n}`).join(' ')})` +
-  (Number.isNaN(r.cpuMsPerRequest) ? '' : `, server CPU ${fmt(r.cpuMsPerRequest, 3)} ms per request`);
+const stop = stopChild;
+const describe = describeClosedLoop;
 
 /** A server started as `npm start` does, logging (LOG_LEVEL=info, the default) to a file the bench reads. */
-interface BenchServer {
-  child: ChildProcess;
-  url: string;
-  pid: number;
-  /** Log lines with this message so far, parsed. */
-  logged(message: string): Record<string, unknown>[];
-  rssMb(): number;
-}
-
 async function startServer(dataDir: string, env: Record<string, string>, children: ChildProcess[]): Promise<BenchServer> {
-  const port = 18600 + Math.floor(Math.random() * 300);
-  const url = `http://127.0.0.1:${port}`;
-  const logFile = path.join(os.tmpdir(), `ads-bench-search-${port}-${Date.now()}.log`);
-  const out = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, serverArgs(), {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', out, 'inherit'],
-  });
-  fs.closeSync(out);
-  children.push(child);
-  child.once('exit', () => fs.rmSync(logFile, { force: true }));
-  await untilHealthy(url);
-  return {
-    child,
-    url,
-    pid: child.pid as number,
-    logged: (message) =>
-      fs
-        .readFileSync(logFile, 'utf8')
-        .split('\n')
-        .filter((line) => line.includes(`"msg":"${message}"`))
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
-    rssMb: () => procStatusKb(child.pid as number, 'VmRSS') / 1024,
-  };
-}
-
-async function waitFor(what: string, done: () => boolean, ms = 180_000): Promise<void> {
-  for (const deadline = performance.now() + ms; !done(); await new Promise((r) => setTimeout(r, 50))) {
-    if (performance.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
-  }
+  const server = await startBenchServer({ DATA_DIR: dataDir, ...env });
+  children.push(server.child);
+  return server;
 }
 
 export async function run(): Promise<void> {
@@ -173,14 +61,13 @@ export async function run(): Promise<void> {
     // The index of each tenant file is built in the background once the file is in service (one at a time),
     // then its names are read into memory; the load runs only after all three are done, so nothing competes.
     const healthy = performance.now();
-    const sidecarOf = (file: string): string | undefined => fs.readdirSync(path.dirname(file)).find((name) => /^search-index\.g\d+\.sqlite$/.test(name));
     let builtMs = Number.NaN;
     await waitFor('search indexes', () => {
       if (Number.isNaN(builtMs) && sidecarOf(kls) !== undefined) builtMs = performance.now() - healthy;
       return demo.tenants.every((t) => sidecarOf(t.file) !== undefined);
     });
     const allBuiltMs = performance.now() - healthy;
-    await waitFor('search names in memory', () => a.logged('search names in memory').length + a.logged('search names left on disk').length >= demo.tenants.length);
+    await waitFor('search names in memory', () => namesSettled(a) >= demo.tenants.length);
     const namesMs = performance.now() - healthy;
     const names = a.logged('search names in memory');
     const sidecar = sidecarOf(kls) as string;
@@ -200,7 +87,7 @@ export async function run(): Promise<void> {
     await stop(a.child);
     const a2 = await startServer(dataDir, {}, children);
     const restarted = performance.now();
-    await waitFor('search names in memory after a restart', () => a2.logged('search names in memory').length + a2.logged('search names left on disk').length >= demo.tenants.length);
+    await waitFor('search names in memory after a restart', () => namesSettled(a2) >= demo.tenants.length);
     console.log(
       `restarted on the finished sidecars: names in memory again ${fmt(performance.now() - restarted, 0)} ms after /health answered ` +
         `(RSS ${fmt(a2.rssMb(), 0)} MB; the server that built the sidecars: ${fmt(buildRss, 0)} MB)`,
