@@ -49,7 +49,7 @@ export async function measureIdle(settings: ScaleSettings, data: SearchData): Pr
     console.log(`idle RSS, one tenant, restarted on the finished index: ${num(reused.rss)} MB (peak ${num(reused.peak)} MB; names ready ${reused.readyS.toFixed(1)} s after start)`);
     const row = rowOf(
       'idle',
-      `${num(built.rss)} MB with the index built by this server; ${num(reused.rss)} MB restarted on the finished index`,
+      `${built.rss.toFixed(1)} MB with the index built by this server; ${reused.rss.toFixed(1)} MB restarted on the finished index`,
       verdictOf(built.rss <= 150 && reused.rss <= 150),
     );
     printRow(row);

@@ -11,6 +11,13 @@ export const INDEX_FORMAT = '3';
 /** The trigram table of one kind (one per kind, so a kind's first N matches never walk other kinds' postings). */
 export const ftsTableOf = (kind: SearchKind): string => `fts_${kind}`;
 
+/**
+ * Page cache of the connection that writes a sidecar, in KiB. SQLite's memory is freed when the build ends, but
+ * the C allocator keeps most of it in the process: with better-sqlite3's 16 MB cache, a 200,000-item build left
+ * the process 57 MB larger, with 2 MiB 29 MB, in the same build time (4.7–4.9 s).
+ */
+const BUILD_CACHE_KIB = 2048;
+
 /** Rows copied per step; the build yields to the event loop between steps so requests keep flowing. */
 const CHUNK = 4000;
 
@@ -48,6 +55,7 @@ export async function buildSearchIndex(kls: Database.Database, target: string, i
   try {
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
+    db.pragma(`cache_size = -${BUILD_CACHE_KIB}`);
     db.exec(SCHEMA);
     await copyItems(kls, db, info.checkHit);
     db.exec(`INSERT INTO items (kind, hit, fold_en, fold_de, fold_fr)
