@@ -13,6 +13,7 @@ describe('npm start', () => {
     expect(command).to.equal('node');
     expect(entry).to.equal('dist/src/main.js');
     expect(args).to.include('--max-semi-space-size=2');
+    expect(args).to.include('--heap-growing-percent=100');
     const probe = spawnSync(process.execPath, [...args, '-e', "process.stdout.write(String(require('node:v8').getHeapSpaceStatistics().length))"], { encoding: 'utf8' });
     expect(probe.stderr).to.equal('');
     expect(probe.status).to.equal(0);
