@@ -1,5 +1,4 @@
 import type Koa from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import { HttpProblem, invalidRequest } from './errors.js';
 
 /** Largest accepted request body (1 MiB); larger bodies answer 413. */
@@ -9,24 +8,34 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
  * koa-body for JSON only (co-body underneath): UTF-8, at most BODY_LIMIT_BYTES, any JSON value (the contract's
  * schema decides what is allowed, so a non-object body gets the validator's 400, not the parser's), the raw text
  * kept to tell an empty body from a JSON one. Its errors become problems: 413 beyond the limit (declared or
- * counted while reading), 400 for malformed JSON or a body that broke off.
+ * counted while reading), 400 for malformed JSON or a body that broke off. Loaded with the first request that
+ * has a body: koa-body and what it loads (zod, formidable) are ~10 MB of RSS that a server answering only reads
+ * never needs.
  */
-const parseJson = koaBody({
-  json: true,
-  jsonStrict: false,
-  jsonLimit: BODY_LIMIT_BYTES,
-  text: false,
-  urlencoded: false,
-  multipart: false,
-  encoding: 'utf-8',
-  includeUnparsed: true,
-  patchNode: false,
-  patchKoa: true,
-  parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-  onError: (err, ctx) => {
-    throw toProblem(err, ctx);
-  },
-});
+let jsonParser: Promise<Koa.Middleware> | null = null;
+const parseJson = (ctx: Koa.Context): Promise<void> => {
+  jsonParser ??= import('koa-body').then(({ HttpMethodEnum, koaBody }) =>
+    koaBody({
+      json: true,
+      jsonStrict: false,
+      jsonLimit: BODY_LIMIT_BYTES,
+      text: false,
+      urlencoded: false,
+      multipart: false,
+      encoding: 'utf-8',
+      includeUnparsed: true,
+      patchNode: false,
+      patchKoa: true,
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+      onError: (err, ctx) => {
+        throw toProblem(err, ctx);
+      },
+    }) as Koa.Middleware,
+  );
+  return jsonParser.then(async (parse) => {
+    await parse(ctx, async () => {});
+  });
+};
 
 /**
  * Reads and parses a JSON request body for an operation whose contract accepts `mediaTypes`.
@@ -44,7 +53,7 @@ export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string
   if (!mediaTypes.includes(mediaType) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
     throw new HttpProblem('unsupported-media-type', `request body must be ${mediaTypes.join(' or ')} (UTF-8); got "${contentType || 'no Content-Type'}"`);
   }
-  await parseJson(ctx, async () => {});
+  await parseJson(ctx);
   if ((ctx.request.rawBody ?? '').trim() === '') return undefined;
   return ctx.request.body;
 }
