@@ -73,14 +73,18 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   const tokens = config.auth.mode === 'oidc' ? await openOidc(config.auth, log, oidcTiming) : null;
   const contract = loadContractDocument(root);
   const metrics = await createMetrics(config.metricsEnabled);
-  const tenants = new TenantRegistry(config.klsDir, config.klsMode, log, config.tenantHandlesMax);
+  const tenants = new TenantRegistry(config.klsDir, config.klsMode, log, config.tenantHandlesMax, {
+    inc: (amount) => metrics.tenantFilesClosed.inc({ kind: 'kls' }, amount),
+  });
   const searchIndexes = new SearchIndexes(
     log.child({ component: 'search' }),
     searchHitCheck(contract),
     config.searchMemoryBytes,
     new SearchResultCache(RESULT_CACHE_ENTRIES, { hits: metrics.searchCacheHits, misses: metrics.searchCacheMisses }),
     config.tenantHandlesMax,
+    { inc: (amount) => metrics.tenantFilesClosed.inc({ kind: 'search_index' }, amount) },
   );
+  metrics.watchOpenTenantFiles(() => ({ kls: tenants.openHandles, search_index: searchIndexes.openIndexes }));
   // Every file put in service gets its search index built in the background, before its first search.
   tenants.onInstalled((entry) => prebuildSearchIndex(tenants, searchIndexes, entry.compositeId));
   const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log, metrics) : null;

@@ -18,6 +18,10 @@ export const NARRATIVE_OUTCOMES: readonly NarrativeOutcome[] = ['ok', 'api_error
 export type AppDbErrorKind = 'busy' | 'unreachable' | 'other';
 export const APP_DB_ERROR_KINDS: readonly AppDbErrorKind[] = ['busy', 'unreachable', 'other'];
 
+/** Files a tenant keeps open: its KLS file and its search index (each bounded by TENANT_HANDLES_MAX). */
+export type TenantFileKind = 'kls' | 'search_index';
+export const TENANT_FILE_KINDS: readonly TenantFileKind[] = ['kls', 'search_index'];
+
 /** The `operation` label of requests that match no operation of the contract (unknown path, other method, preflight). */
 export const UNMATCHED_OPERATION = 'unmatched';
 
@@ -36,6 +40,10 @@ export interface Metrics {
   readonly narrativeCalls: LabelledCount<'outcome', NarrativeOutcome>;
   /** Moved by the app-database code for each failed database operation. */
   readonly appDbErrors: LabelledCount<'kind', AppDbErrorKind>;
+  /** Idle tenant connections and search indexes closed to stay within TENANT_HANDLES_MAX. */
+  readonly tenantFilesClosed: LabelledCount<'kind', TenantFileKind>;
+  /** Reads the open tenant files when metrics are scraped. */
+  watchOpenTenantFiles(read: () => Readonly<Record<TenantFileKind, number>>): void;
   /** Every metric in the Prometheus text format 0.0.4. */
   exposition(): Promise<string>;
 }
@@ -52,6 +60,8 @@ const DISABLED: Metrics = {
   exportedRows: UNCOUNTED,
   narrativeCalls: UNCOUNTED,
   appDbErrors: UNCOUNTED,
+  tenantFilesClosed: UNCOUNTED,
+  watchOpenTenantFiles() {},
   exposition: async () => '',
 };
 

@@ -1,5 +1,5 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import { APP_DB_ERROR_KINDS, NARRATIVE_OUTCOMES, type Metrics } from './metrics.js';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { APP_DB_ERROR_KINDS, NARRATIVE_OUTCOMES, TENANT_FILE_KINDS, type Metrics, type TenantFileKind } from './metrics.js';
 
 /** Upper bounds of the request-duration buckets, in seconds: a cached search takes ~1 ms, an export seconds. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -32,6 +32,24 @@ export function prometheusMetrics(): Metrics {
     registers,
   });
   for (const kind of APP_DB_ERROR_KINDS) appDbErrors.inc({ kind }, 0);
+  const tenantFilesClosed = new Counter({
+    name: 'tenant_files_closed_total',
+    help: 'Idle tenant files closed to stay within TENANT_HANDLES_MAX, by kind: kls (a KLS connection) or search_index; the next request opens them again.',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  for (const kind of TENANT_FILE_KINDS) tenantFilesClosed.inc({ kind }, 0);
+  let readOpenFiles: (() => Readonly<Record<TenantFileKind, number>>) | null = null;
+  new Gauge({
+    name: 'tenant_files_open',
+    help: 'Tenant files open now, by kind: kls (KLS connections, leased, idle or draining after a swap) and search_index (search indexes in service).',
+    labelNames: ['kind'] as const,
+    registers,
+    collect() {
+      const open = readOpenFiles?.();
+      for (const kind of TENANT_FILE_KINDS) this.set({ kind }, open?.[kind] ?? 0);
+    },
+  });
 
   // One bound observe function per label combination, so that a request allocates no label object.
   const observers = new Map<string, Map<string, Map<number, Observe>>>();
@@ -60,6 +78,10 @@ export function prometheusMetrics(): Metrics {
     }),
     narrativeCalls,
     appDbErrors,
+    tenantFilesClosed,
+    watchOpenTenantFiles(read) {
+      readOpenFiles = read;
+    },
     exposition: () => registry.metrics(),
   };
 }

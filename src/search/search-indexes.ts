@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Logger } from '../logger.js';
+import type { Count } from '../metrics/metrics.js';
 import { DEFAULT_TENANT_HANDLES_MAX } from '../tenants/handle-pool.js';
 import { INDEX_FORMAT, buildSearchIndex } from './index-builder.js';
 import { foldText } from './fold.js';
@@ -65,6 +66,8 @@ export class SearchIndexes {
     readonly cache: SearchResultCache = new SearchResultCache(),
     /** Open sidecars beyond which idle ones are closed (TENANT_HANDLES_MAX). */
     readonly maxOpen: number = DEFAULT_TENANT_HANDLES_MAX,
+    /** Counts the idle indexes closed to stay within `maxOpen`. */
+    private readonly closedCount?: Count,
   ) {}
 
   /** Sidecars open now (in service; older generations close as soon as the newer one is open). */
@@ -165,6 +168,7 @@ export class SearchIndexes {
       if (slot.index === null || slot.index.isClosed || slot.users > 0) continue;
       this.slots.delete(compositeId);
       this.retire(slot.index);
+      this.closedCount?.inc();
       open -= 1;
     }
   }

@@ -1,3 +1,4 @@
+import type { Count } from '../metrics/metrics.js';
 import type { ConnectionTracker, KlsHandle } from './kls-handle.js';
 
 /**
@@ -18,7 +19,11 @@ export class HandlePool implements ConnectionTracker {
   /** Connections closed to keep within `max` (metrics, tests). */
   evictions = 0;
 
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    /** Moved with `evictions` (the tenant_files_closed_total metric). */
+    private readonly closedCount?: Count,
+  ) {}
 
   /** Connections open now, leased, idle or draining. */
   get size(): number {
@@ -49,7 +54,10 @@ export class HandlePool implements ConnectionTracker {
     // deleting the entry being visited (evict → closed) is safe while iterating a Set
     for (const handle of this.open) {
       if (this.open.size <= this.max) return;
-      if (handle !== keep && handle.evict()) this.evictions += 1;
+      if (handle !== keep && handle.evict()) {
+        this.evictions += 1;
+        this.closedCount?.inc();
+      }
     }
   }
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { HttpProblem, tenantUnavailable } from '../http/errors.js';
 import type { Logger } from '../logger.js';
+import type { Count } from '../metrics/metrics.js';
 import { DEFAULT_TENANT_HANDLES_MAX, HandlePool } from './handle-pool.js';
 import { KlsHandle, stampOf, type FileStamp } from './kls-handle.js';
 import { SLUG_PATTERN, compositeIdOf } from './tenant-ref.js';
@@ -66,8 +67,10 @@ export class TenantRegistry implements Tenants {
     private readonly log: Logger,
     /** TENANT_HANDLES_MAX: open tenant connections beyond which idle ones are closed. */
     maxHandles: number = DEFAULT_TENANT_HANDLES_MAX,
+    /** Counts the idle connections closed to stay within it. */
+    closedCount?: Count,
   ) {
-    this.pool = new HandlePool(maxHandles);
+    this.pool = new HandlePool(maxHandles, closedCount);
   }
 
   /** Tenant connections open now (leased, idle, or draining after a swap). */

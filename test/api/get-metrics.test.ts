@@ -23,6 +23,8 @@ const OWN_METRICS: Record<string, string> = {
   dimension_export_rows_total: 'counter',
   narrative_calls_total: 'counter',
   app_db_errors_total: 'counter',
+  tenant_files_closed_total: 'counter',
+  tenant_files_open: 'gauge',
 };
 const OUTCOMES = ['ok', 'api_error', 'timeout', 'unreachable', 'no_text', 'failed'];
 const KEY = 'sk-ant-metrics-test';
@@ -141,6 +143,27 @@ describe('GET /metrics', function () {
     expect(parallelExportsStarted()).to.equal(parallelBefore + 1);
     const after = await scrape(server.url);
     expect(counter(after, 'dimension_export_rows_total') - counter(middle, 'dimension_export_rows_total')).to.equal(BULK_ROWS);
+  });
+
+  it('counts the open tenant files and those closed to stay within TENANT_HANDLES_MAX', async () => {
+    const bounded = await startTestServer({ env: { TENANT_HANDLES_MAX: '1' } });
+    try {
+      const tenants = ['ost.kantonsspital', 'ost.rehaklinik', 'west.hopital-cantonal', 'west.rehaklinik'];
+      for (const tenant of tenants) {
+        expect((await call(bounded.url, `/api/jumpbar?mode=search&tenant=${tenant}&q=kosten`)).status).to.equal(200);
+        expect((await call(bounded.url, `/api/jumpbar?mode=summary&tenant=${tenant}`)).status).to.equal(200);
+      }
+      const metrics = await scrape(bounded.url);
+      expect(metrics.value('tenant_files_open', { kind: 'kls' })).to.equal(bounded.deps.tenants.openHandles).and.equal(1);
+      expect(metrics.value('tenant_files_open', { kind: 'search_index' })).to.equal(bounded.deps.searchIndexes.openIndexes).and.at.most(1);
+      expect(metrics.value('tenant_files_closed_total', { kind: 'kls' })).to.equal(bounded.deps.tenants.evictedHandles).and.at.least(tenants.length - 1);
+      expect(metrics.value('tenant_files_closed_total', { kind: 'search_index' })).to.be.at.least(tenants.length - 1);
+    } finally {
+      await bounded.close();
+    }
+    // the default bound of this suite's server is far above its tenants: nothing closed
+    const metrics = await scrape(server.url);
+    for (const kind of ['kls', 'search_index']) expect(metrics.value('tenant_files_closed_total', { kind }), kind).to.equal(0);
   });
 
   it('counts narrative calls by outcome, and no call for a narrative refused before it', async () => {
