@@ -162,6 +162,8 @@ export class SearchIndexes {
    * closed one leaves the map, so its next search opens it again (the file is reused, not rebuilt).
    */
   private trim(): void {
+    // every search calls this: with no more tenants than the bound, nothing can be over it
+    if (this.slots.size <= this.maxOpen) return;
     let open = this.openIndexes;
     for (const [compositeId, slot] of this.slots) {
       if (open <= this.maxOpen) return;
