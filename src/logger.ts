@@ -3,6 +3,22 @@ import { pino } from 'pino';
 /** The structured logger used everywhere (pino; JSON lines on stdout). */
 export type Logger = pino.Logger;
 
+let lastMs = Number.NaN;
+let lastTime = '';
+
+/**
+ * pino's `isoTime` (`,"time":"2026-11-23T16:00:00.000Z"`), formatted once per millisecond: under load many lines
+ * share one, and `toISOString` was 1.6% of a small request's CPU.
+ */
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
+}
+
 /**
  * Creates the root logger at `level`; `silent` for tests that do not want output. Lines are written to stdout
  * asynchronously: a line never waits for the write of the one before, and lines that come while a write is in
@@ -11,6 +27,6 @@ export type Logger = pino.Logger;
  * can lose the lines of its last moment.
  */
 export function createLogger(level: pino.LevelWithSilent): Logger {
-  const options = { level, base: { service: 'analytics-desk-server' }, timestamp: pino.stdTimeFunctions.isoTime };
+  const options = { level, base: { service: 'analytics-desk-server' }, timestamp: isoTime };
   return level === 'silent' ? pino(options) : pino(options, pino.destination({ dest: 1, sync: false }));
 }

@@ -91,7 +91,7 @@ export async function measureJumpbar(settings: ScaleSettings): Promise<Row> {
 
     const options = { seconds: settings.seconds, connections: settings.connections };
     const targets = { server: { url: server.url, pid: server.pid }, bare: { url: started.url, pid: started.child.pid! } };
-    for (const target of Object.values(targets)) await closedLoop(target, [PATH], { ...options, seconds: settings.warmupSeconds }); // JIT warm-up
+    for (const target of Object.values(targets)) await closedLoop(target, [PATH], { ...options, seconds: settings.jumpbarWarmupSeconds }); // JIT warm-up: steady state
     const runs: Record<'server' | 'bare', ClosedLoopResult[]> = { server: [], bare: [] };
     for (let round = 1; round <= 2; round++) {
       for (const name of ['server', 'bare'] as const) {
