@@ -94,10 +94,13 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
       send(ctx, api, c.operation, result, deps.config.responseValidation);
     });
   }
-  // openapi-backend enforces the contract's `security` too (strict: it fails closed): the token was verified
-  // before the body was read, so this only confirms it, and sign-in off satisfies the scheme.
+  // The contract's `security` is judged once more before the handler (it fails closed): the token was verified
+  // before the body was read, so this only confirms it, and sign-in off satisfies the scheme. handleMatched
+  // judges it for routed requests; openapi-backend, through this handler, on the paths that still use
+  // handleRequest.
+  const tokenConfirmed = (ctx: Koa.Context): boolean => verifier === null || ctx.state.caller !== undefined;
   if (api.definition.components?.securitySchemes?.bearerAuth !== undefined) {
-    api.registerSecurityHandler('bearerAuth', (_c: Context, ctx: Koa.Context) => verifier === null || ctx.state.caller !== undefined);
+    api.registerSecurityHandler('bearerAuth', (_c: Context, ctx: Koa.Context) => tokenConfirmed(ctx));
   }
   api.register('unauthorizedHandler', () => {
     throw unauthorized(null);
@@ -124,11 +127,11 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
    * more, and its promise chains: a fifth of the server's CPU for a small answer (78 -> 62 µs measured).
    */
   const handleMatched = async (request: Parameters<OpenAPIBackend['handleRequest']>[0], operation: Operation, ctx: Koa.Context): Promise<void> => {
-    // as openapi-backend judges `security` (the global one included): refused when no requirement is met, and
-    // bearerAuth is met without sign-in or once the caller's token was verified
+    // as openapi-backend judges `security` (the global one included): refused when no requirement is met;
+    // bearerAuth, the only scheme, is met when the token is confirmed
     const requirements = operation.security ?? [];
     const needsToken = requirements.length > 0 && requirements.every((requirement) => Object.keys(requirement).length > 0);
-    if (needsToken && verifier !== null && ctx.state.caller === undefined) throw unauthorized(null);
+    if (needsToken && !tokenConfirmed(ctx)) throw unauthorized(null);
     const validation = api.validator.validateRequest(request, operation);
     // the context openapi-backend hands to handlers (no `response` before they answer)
     const context = (parsed: Context['request']): Context => ({ api, operation, validation, request: parsed, security: { authorized: true }, response: undefined });
