@@ -5,7 +5,7 @@ import { UNCOUNTED, type Count } from '../metrics/metrics.js';
 import type { Tenants } from '../tenants/tenants.js';
 import { CsvExportStream, rowChunks, type CsvChunks } from './csv-export-stream.js';
 import { findDimensionTable, type DimensionTable } from './dimension-table.js';
-import { countRows, openExportConnection } from './export-connection.js';
+import { openExportConnection, rowCeiling } from './export-connection.js';
 import { readExportOptions, type ExportOptions } from './export-options.js';
 import { exportSelect, matchProbe } from './export-sql.js';
 import { parallelChunks, planParallelExport } from './parallel-export.js';
@@ -55,9 +55,8 @@ export async function startDimensionExport(tenants: Tenants, request: ExportRequ
     }
     const options = readExportOptions(request.query, table, request.declaredQuery);
     const cap = request.maxRows ?? MAX_EXPORT_ROWS;
-    const total = countRows(db, table);
-    const truncated = await matchesMoreThan(db, table, options, cap, total);
-    const plan = inode === null ? null : planParallelExport(db, table, options, truncated, total);
+    const truncated = await matchesMoreThan(db, table, options, cap, rowCeiling(db, table));
+    const plan = inode === null ? null : planParallelExport(db, table, options, truncated);
     let chunks: CsvChunks | null = plan === null ? null : await parallelChunks(db, file, inode as number, table, options, plan);
     if (chunks === null) {
       const select = exportSelect(table, options, cap);
@@ -94,11 +93,11 @@ function inodeOf(file: string): number | null {
 }
 
 /**
- * Whether more than `cap` rows match. Free when the whole table (`total` rows) is within the cap; otherwise
+ * Whether more than `cap` rows match. Free when the table cannot hold more (`ceiling`, rowCeiling); otherwise
  * the matching rows are stepped through in slices, yielding between them.
  */
-async function matchesMoreThan(db: Database.Database, table: DimensionTable, options: ExportOptions, cap: number, total: number): Promise<boolean> {
-  if (total <= cap) return false;
+async function matchesMoreThan(db: Database.Database, table: DimensionTable, options: ExportOptions, cap: number, ceiling: number): Promise<boolean> {
+  if (ceiling <= cap) return false;
   const probe = matchProbe(table, options, cap + 1);
   const rows = db.prepare(probe.sql).pluck().iterate(...probe.params);
   let matched = 0;

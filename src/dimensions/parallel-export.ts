@@ -2,6 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { CHUNK_BUFFER_BYTES, encodeSomeRows, WAIT, type CsvChunks } from './csv-export-stream.js';
 import { quoteIdentifier, type DimensionTable } from './dimension-table.js';
+import { countRowsUpTo, rowidAddressable, rowidRange } from './export-connection.js';
 import { filterConditions, type SqlStatement } from './export-sql.js';
 import type { ExportOptions } from './export-options.js';
 import { startWorker } from '../worker-entry.js';
@@ -16,6 +17,8 @@ import { startWorker } from '../worker-entry.js';
 const BLOCK_ROWIDS = 4096;
 /** Tables with fewer rows are not worth a worker's start (~30 ms). */
 export const PARALLEL_MIN_ROWS = 20_000;
+/** The most blocks a parallel export walks (a rowid span of 4,194,304: four rowids per row at the row cap). */
+const MAX_BLOCKS = 1024;
 /** The main thread encodes one block in BLOCK_CYCLE (it also writes the response), the worker the others. */
 const BLOCK_CYCLE = 2;
 /** Slots of the buffer the worker encodes into (each CHUNK_BUFFER_BYTES): chunks it may be ahead by. */
@@ -63,20 +66,19 @@ export const parallelExportsStarted = (): number => started;
 
 /**
  * Whether this export can be encoded on two threads: no `sort` (rows in table order, which is rowid order for
- * a rowid table), not cut at the row cap, a table of `rows` >= PARALLEL_MIN_ROWS rows whose rowids are not
- * sparse (at most 4 rowids per row, so there are few empty blocks), no column shadowing `rowid`, and no other
- * parallel export running.
+ * a rowid table), not cut at the row cap, a rowid table no column shadows the rowid of, at least
+ * PARALLEL_MIN_ROWS rows, a rowid span of at most MAX_BLOCKS blocks (an empty block costs one b-tree seek), and
+ * no other parallel export running. Reads at most PARALLEL_MIN_ROWS rows to decide.
  */
-export function planParallelExport(db: Database.Database, table: DimensionTable, options: ExportOptions, truncated: boolean, rows: number): ParallelPlan | null {
-  if (running || truncated || options.sort !== undefined || !table.hasRowid) return null;
-  if (table.columns.some((c) => c.name.toLowerCase() === 'rowid')) return null;
-  const name = quoteIdentifier(table.tableName);
-  if (rows < PARALLEL_MIN_ROWS) return null;
-  const [lo, hi] = db.prepare(`SELECT min(rowid), max(rowid) FROM ${name}`).raw(true).safeIntegers(true).get() as [bigint | null, bigint | null];
-  if (lo === null || hi === null) return null;
+export function planParallelExport(db: Database.Database, table: DimensionTable, options: ExportOptions, truncated: boolean): ParallelPlan | null {
+  if (running || truncated || options.sort !== undefined || !rowidAddressable(table)) return null;
+  const range = rowidRange(db, table);
+  if (range === null) return null;
+  const { lo, hi } = range;
   if (lo < BigInt(Number.MIN_SAFE_INTEGER) || hi > BigInt(Number.MAX_SAFE_INTEGER - 2 * BLOCK_ROWIDS)) return null;
   const span = Number(hi - lo) + 1;
-  if (span > 4 * rows) return null;
+  if (span < PARALLEL_MIN_ROWS || span > MAX_BLOCKS * BLOCK_ROWIDS) return null;
+  if (countRowsUpTo(db, table, PARALLEL_MIN_ROWS) < PARALLEL_MIN_ROWS) return null;
   return { lo: Number(lo), blocks: Math.ceil(span / BLOCK_ROWIDS) };
 }
 

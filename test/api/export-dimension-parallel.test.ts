@@ -109,12 +109,12 @@ describe('dimension export on two threads', function () {
     try {
       const table = findDimensionTable(db, 'tricky')!;
       const options = { order: 'asc' as const, filters: [] };
-      const plan = planParallelExport(db, table, options, false, ROWS);
+      const plan = planParallelExport(db, table, options, false);
       expect(plan).to.not.equal(null);
       const before = parallelExportsStarted();
       expect(await parallelChunks(db, file, fs.statSync(file).ino + 1, table, options, plan!)).to.equal(null);
       expect(parallelExportsStarted()).to.equal(before);
-      expect(planParallelExport(db, table, options, false, ROWS), 'a failed start leaves the slot free').to.not.equal(null);
+      expect(planParallelExport(db, table, options, false), 'a failed start leaves the slot free').to.not.equal(null);
     } finally {
       db.close();
     }

@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import Database from 'better-sqlite3';
+import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
+import { countRowsUpTo, rowCeiling, rowidRange } from '../../src/dimensions/export-connection.js';
+import { PARALLEL_MIN_ROWS, planParallelExport } from '../../src/dimensions/parallel-export.js';
+
+// What an export learns about a table before it reads it: a row ceiling for the truncation check and whether it
+// is encoded on two threads, both without counting a large table's rows.
+describe('export planning', () => {
+  let db: Database.Database;
+  const table = (entity: string) => findDimensionTable(db, entity)!;
+  const options = { order: 'asc' as const, filters: [] };
+
+  before(() => {
+    db = new Database(':memory:');
+    db.exec('CREATE TABLE dimensions (entity TEXT PRIMARY KEY, table_name TEXT)');
+    const tables: Record<string, string> = {
+      dense: 'id INTEGER PRIMARY KEY, name TEXT',
+      gappy: 'id INTEGER PRIMARY KEY, name TEXT',
+      wide: 'id INTEGER PRIMARY KEY, name TEXT',
+      few: 'id INTEGER PRIMARY KEY, name TEXT',
+      keyed: 'code TEXT PRIMARY KEY, name TEXT) WITHOUT ROWID; SELECT (1',
+      shadow: 'rowid INTEGER, name TEXT',
+      empty: 'id INTEGER PRIMARY KEY, name TEXT',
+    };
+    for (const [entity, columns] of Object.entries(tables)) {
+      db.exec(`CREATE TABLE dim_${entity} (${columns})`);
+      db.prepare('INSERT INTO dimensions VALUES (?, ?)').run(entity, `dim_${entity}`);
+    }
+    const insert = (name: string, ids: Iterable<number>) => {
+      const statement = db.prepare(`INSERT INTO dim_${name} VALUES (?, 'x')`);
+      db.transaction(() => {
+        for (const id of ids) statement.run(name === 'keyed' ? `k${id}` : id);
+      })();
+    };
+    const range = (from: number, count: number, step = 1) => Array.from({ length: count }, (_, i) => from + i * step);
+    insert('dense', range(1, PARALLEL_MIN_ROWS + 100));
+    insert('gappy', range(-5000, PARALLEL_MIN_ROWS + 100, 3));
+    insert('wide', [...range(1, PARALLEL_MIN_ROWS + 100), 10_000_000]);
+    insert('few', range(1, 200, 150));
+    insert('keyed', range(1, 300));
+    insert('shadow', range(1, 300, 2));
+  });
+  after(() => db.close());
+
+  it('bounds the rows from above by the rowid span, and counts where there is no rowid to go by', () => {
+    expect(rowCeiling(db, table('dense'))).to.equal(PARALLEL_MIN_ROWS + 100);
+    expect(rowCeiling(db, table('gappy'))).to.equal(3 * (PARALLEL_MIN_ROWS + 100) - 2);
+    expect(rowCeiling(db, table('few'))).to.equal(199 * 150 + 1);
+    expect(rowCeiling(db, table('keyed')), 'WITHOUT ROWID').to.equal(300);
+    expect(rowCeiling(db, table('shadow')), 'a column named rowid').to.equal(300);
+    expect(rowCeiling(db, table('empty'))).to.equal(0);
+    expect(rowidRange(db, table('gappy'))).to.deep.equal({ lo: -5000n, hi: BigInt(-5000 + 3 * (PARALLEL_MIN_ROWS + 99)) });
+    expect(rowidRange(db, table('empty'))).to.equal(null);
+  });
+
+  it('counts no further than it is asked to', () => {
+    expect(countRowsUpTo(db, table('dense'), 500)).to.equal(500);
+    expect(countRowsUpTo(db, table('few'), 500)).to.equal(200);
+  });
+
+  it('encodes on two threads only large unsorted rowid tables whose rowids are not spread out', () => {
+    expect(planParallelExport(db, table('dense'), options, false)).to.deep.equal({ lo: 1, blocks: Math.ceil((PARALLEL_MIN_ROWS + 100) / 4096) });
+    expect(planParallelExport(db, table('gappy'), options, false)).to.deep.include({ lo: -5000 });
+    expect(planParallelExport(db, table('dense'), { ...options, sort: table('dense').columns[1]! }, false), 'sorted').to.equal(null);
+    expect(planParallelExport(db, table('dense'), options, true), 'truncated').to.equal(null);
+    expect(planParallelExport(db, table('wide'), options, false), 'a span of 10,000,000 rowids').to.equal(null);
+    expect(planParallelExport(db, table('few'), options, false), 'a wide span but 200 rows').to.equal(null);
+    expect(planParallelExport(db, table('keyed'), options, false), 'WITHOUT ROWID').to.equal(null);
+    expect(planParallelExport(db, table('shadow'), options, false), 'a column named rowid').to.equal(null);
+    expect(planParallelExport(db, table('empty'), options, false)).to.equal(null);
+  });
+});
