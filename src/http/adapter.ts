@@ -15,6 +15,7 @@ import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
 import { EncodedJson } from './encoded-json.js';
 import { OPERATION_STATE } from './request-context.js';
 import { compiledParseRequest } from './request-parser.js';
+import { compiledValidateRequest } from './request-validator.js';
 import { compiledMatchOperation } from './route-matcher.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
@@ -126,13 +127,14 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
    * parameters coerced, then the operation's handler. It skips routing the request again and parsing it twice
    * more, and its promise chains: a fifth of the server's CPU for a small answer (78 -> 62 µs measured).
    */
+  const validateRequest = compiledValidateRequest(api);
   const handleMatched = async (request: Parameters<OpenAPIBackend['handleRequest']>[0], operation: Operation, ctx: Koa.Context): Promise<void> => {
     // as openapi-backend judges `security` (the global one included): refused when no requirement is met;
     // bearerAuth, the only scheme, is met when the token is confirmed
     const requirements = operation.security ?? [];
     const needsToken = requirements.length > 0 && requirements.every((requirement) => Object.keys(requirement).length > 0);
     if (needsToken && !tokenConfirmed(ctx)) throw unauthorized(null);
-    const validation = api.validator.validateRequest(request, operation);
+    const validation = validateRequest(request, operation);
     // the context openapi-backend hands to handlers (no `response` before they answer)
     const context = (parsed: Context['request']): Context => ({ api, operation, validation, request: parsed, security: { authorized: true }, response: undefined });
     if (validation.errors) {
@@ -243,7 +245,7 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, resul
       throw contractBreach(ctx, operation, result.status, outcome.errors.map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`));
     }
   }
-  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+  if (result.headers !== undefined) for (const name of Object.keys(result.headers)) ctx.res.setHeader(name, result.headers[name]!);
 
   const etag = result.headers?.ETag;
   if (result.status === 200 && etag !== undefined && declared['304'] !== undefined && matchesEtag(ctx.get('if-none-match'), etag)) {
@@ -256,13 +258,10 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, resul
     ctx.body = null;
     return;
   }
-  if (isJson) {
-    ctx.body = encoded ?? JSON.stringify(result.body);
-  } else {
-    ctx.body = result.body as RawBody | Readable;
-  }
-  // Exactly the declared media type: JSON is UTF-8 by definition (RFC 8259), so no charset is appended.
-  ctx.set('Content-Type', contentType as string);
+  // Exactly the declared media type: JSON is UTF-8 by definition (RFC 8259), so no charset is appended. Set
+  // before the body, so that Koa does not work one out (and look up its charset) only to have it replaced.
+  ctx.res.setHeader('Content-Type', contentType as string);
+  ctx.body = isJson ? (encoded ?? JSON.stringify(result.body)) : (result.body as RawBody | Readable);
 }
 
 function contractBreach(ctx: Koa.Context, operation: Operation, status: number, reasons: string[]): HttpProblem {

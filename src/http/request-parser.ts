@@ -57,15 +57,21 @@ export function compiledParseRequest(router: OpenAPIRouter): (req: Request, oper
     }
     const headers: Record<string, string | string[]> = {};
     for (const name of Object.keys(req.headers)) headers[name.toLowerCase()] = req.headers[name]!;
+    // the library joins [header].flat() without undefined entries; most requests carry no cookie
     const cookieHeader = headers['cookie'];
-    const cookies = cookie.parse([cookieHeader].flat().filter((c) => c !== undefined).join('; '));
+    const cookies = cookie.parse(
+      cookieHeader === undefined ? '' : typeof cookieHeader === 'string' ? cookieHeader : cookieHeader.filter((c) => c !== undefined).join('; '),
+    );
     const query = copy(req.query) as Query;
     const normalized = router.normalizeRequest(req);
     let params: Record<string, string> = {};
     if (operation !== undefined) {
-      let pattern = pathParams.get(operation.path);
-      if (pattern === undefined) pathParams.set(operation.path, (pattern = bath(operation.path)));
-      params = pattern.params(router.normalizePath(normalized.path)) ?? {};
+      // a template without parameters matches to {} or not at all (null): {} either way
+      if (operation.path.includes('{')) {
+        let pattern = pathParams.get(operation.path);
+        if (pattern === undefined) pathParams.set(operation.path, (pattern = bath(operation.path)));
+        params = pattern.params(router.normalizePath(normalized.path)) ?? {};
+      }
       const byName = parametersOf(operation);
       for (const name in query) {
         if (!query[name]) continue;
