@@ -20,6 +20,13 @@ function isoTime(): string {
 }
 
 /**
+ * Most bytes sonic-boom gathers into one string while a write is in flight. It measures that string's UTF-8
+ * length on every line, which copies it flat each time, so at its default (16 KiB) a burst of lines costs time
+ * quadratic in the burst: 1–2 µs of CPU per line instead of 2–6 µs (bursts of 10–200 lines, /dev/null or a pipe).
+ */
+const LOG_WRITE_BYTES = 1024;
+
+/**
  * Creates the root logger at `level`; `silent` for tests that do not want output. Lines are written to stdout
  * asynchronously: a line never waits for the write of the one before, and lines that come while a write is in
  * flight go out together with the next one (one write call per request was a tenth of a small request's CPU).
@@ -28,5 +35,5 @@ function isoTime(): string {
  */
 export function createLogger(level: pino.LevelWithSilent): Logger {
   const options = { level, base: { service: 'analytics-desk-server' }, timestamp: isoTime };
-  return level === 'silent' ? pino(options) : pino(options, pino.destination({ dest: 1, sync: false }));
+  return level === 'silent' ? pino(options) : pino(options, pino.destination({ dest: 1, sync: false, maxWrite: LOG_WRITE_BYTES }));
 }
