@@ -38,8 +38,9 @@ export function requestContext(log: Logger, buildLabel: string, metrics?: Metric
     const offered = ctx.get('x-request-id');
     const requestId = CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
     ctx.state = new RequestState(log, requestId);
-    ctx.set('X-Request-Id', requestId);
-    ctx.set('X-Build-Label', buildLabel);
+    // straight to Node: Koa's ctx.set builds four arrays per call to allow for arrays and objects
+    ctx.res.setHeader('X-Request-Id', requestId);
+    ctx.res.setHeader('X-Build-Label', buildLabel);
     try {
       await next();
     } finally {
