@@ -15,14 +15,23 @@ export type EncodedResults = EncodedJson<SearchResults>;
 /** Shortest query the trigram index can serve (in characters); shorter ones match name prefixes only. */
 export const TRIGRAM_MIN_LENGTH = 3;
 
-/** Writes the results envelope from each kind's hit JSON texts, in the contract's key order. */
-function encodeResults(hitsByKind: ReadonlyMap<SearchKind, readonly string[]>): EncodedResults {
-  const parts = SEARCH_KINDS.map((kind) => `"${RESULT_KEY[kind]}":[${(hitsByKind.get(kind) ?? []).join(',')}]`);
-  return new EncodedJson<SearchResults>(Buffer.from(`{${parts.join(',')}}`));
+/** The envelope around the nine arrays, in the contract's key order: `{"probes":[`, `],"hypotheses":[`, …, `]}`. */
+const ENVELOPE = [...SEARCH_KINDS.map((kind, rank) => Buffer.from(`${rank === 0 ? '{' : '],'}"${RESULT_KEY[kind]}":[`)), Buffer.from(']}')];
+
+/** Writes the results from each kind's hits, already joined by commas as JSON bytes (null: no hits). */
+function encodeResults(hitsByRank: readonly (Buffer | null)[]): EncodedResults {
+  const parts: Buffer[] = [];
+  SEARCH_KINDS.forEach((_, rank) => {
+    parts.push(ENVELOPE[rank]!);
+    const hits = hitsByRank[rank];
+    if (hits !== null && hits !== undefined) parts.push(hits);
+  });
+  parts.push(ENVELOPE[SEARCH_KINDS.length]!);
+  return new EncodedJson<SearchResults>(Buffer.concat(parts));
 }
 
 /** Results with nine empty arrays. */
-export const EMPTY_RESULTS: EncodedResults = encodeResults(new Map());
+export const EMPTY_RESULTS: EncodedResults = encodeResults([]);
 
 /**
  * Page cache of an open sidecar, in KiB (better-sqlite3's default is 16 MB per connection). A search touches a
@@ -38,7 +47,7 @@ const MAX_CHARACTER = '\u{10FFFF}';
 export class SearchIndex {
   private readonly byPrefix: Database.Statement;
   private readonly bySubstring: Map<SearchKind, Database.Statement>;
-  private readonly items: Database.Statement;
+  private readonly hits: Database.Statement;
   /** Every statement of one search in one read transaction: one shared lock instead of one per statement. */
   private readonly inOneRead: (folded: string) => EncodedResults;
   /** The folded names in memory, once loadNames has finished: prefix and substring matches without SQL. */
@@ -56,7 +65,14 @@ export class SearchIndex {
     this.bySubstring = new Map(
       SEARCH_KINDS.map((kind) => [kind, db.prepare(`SELECT rowid FROM ${ftsTableOf(kind)} WHERE ${ftsTableOf(kind)} MATCH ? ORDER BY rowid LIMIT ?`).pluck()]),
     );
-    this.items = db.prepare('SELECT id, hit FROM items WHERE id IN (SELECT value FROM json_each(?))').raw();
+    // Given the chosen ids of each kind as a JSON array of nine arrays, the hits of each kind that has any, in the
+    // order chosen, joined into one JSON text by SQLite and read as bytes: one value per kind instead of a string
+    // per hit decoded from UTF-8 and encoded again.
+    this.hits = db
+      .prepare(
+        `SELECT k.key, CAST(group_concat(i.hit, ',' ORDER BY j.key) AS BLOB) FROM json_each(?) AS k, json_each(k.value) AS j JOIN items AS i ON i.id = j.value GROUP BY k.key`,
+      )
+      .raw();
     this.inOneRead = db.transaction((folded: string) => this.lookup(folded));
   }
 
@@ -133,7 +149,8 @@ export class SearchIndex {
   private lookup(folded: string): EncodedResults {
     const substring = Array.from(folded).length >= TRIGRAM_MIN_LENGTH;
     const phrase = `"${folded.replace(/"/g, '""')}"`;
-    const chosenByKind = new Map<SearchKind, number[]>();
+    const chosenByRank: number[][] = [];
+    let wanted = 0;
     // The in-memory names answer exactly what the statements below answer.
     const names = this.names;
     const query = names === null ? null : Buffer.from(folded);
@@ -148,13 +165,12 @@ export class SearchIndex {
         const limit = PER_KIND_LIMIT + chosen.size;
         take(names !== null ? names.substring(rank, query!, limit) : (this.bySubstring.get(kind)!.all(phrase, limit) as number[]));
       }
-      if (chosen.size > 0) chosenByKind.set(kind, [...chosen]);
+      chosenByRank.push([...chosen]);
+      wanted += chosen.size;
     });
-    const wanted = [...chosenByKind.values()].flat();
-    if (wanted.length === 0) return EMPTY_RESULTS;
-    const hits = new Map(this.items.all(JSON.stringify(wanted)) as [number, string][]);
-    const hitsByKind = new Map<SearchKind, string[]>();
-    for (const [kind, ids] of chosenByKind) hitsByKind.set(kind, ids.flatMap((id) => hits.get(id) ?? []));
-    return encodeResults(hitsByKind);
+    if (wanted === 0) return EMPTY_RESULTS;
+    const hitsByRank: (Buffer | null)[] = chosenByRank.map(() => null);
+    for (const [rank, hits] of this.hits.all(JSON.stringify(chosenByRank)) as [number, Buffer][]) hitsByRank[rank] = hits;
+    return encodeResults(hitsByRank);
   }
 }
