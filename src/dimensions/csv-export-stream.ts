@@ -105,12 +105,20 @@ export class CsvExportStream extends Readable {
 /** Bytes a chunk buffer needs: CHUNK_BYTES plus room for the record that crosses it. */
 export const CHUNK_BUFFER_BYTES = CHUNK_BYTES + SLACK_BYTES;
 
+/** What encoding into a chunk buffer made: `used` bytes, then `long` (a record sent on its own) when there is one. */
+export interface EncodedRows {
+  used: number;
+  done: boolean;
+  long: Buffer | null;
+  records: number;
+}
+
 /**
  * Encodes rows into `target` (CHUNK_BUFFER_BYTES long) until about CHUNK_BYTES are used. A record longer than
  * the room left ends the chunk and comes back as `long` (its own buffer, to be sent right after `used` bytes).
  * `done` when the rows ran out; `records` counts the records encoded, `long` included.
  */
-export function encodeRowsInto(rows: Iterator<unknown[]>, target: Buffer): { used: number; done: boolean; long: Buffer | null; records: number } {
+export function encodeRowsInto(rows: Iterator<unknown[]>, target: Buffer): EncodedRows {
   let used = 0;
   let records = 0;
   while (used < CHUNK_BYTES) {
@@ -130,7 +138,12 @@ export function encodeRowsInto(rows: Iterator<unknown[]>, target: Buffer): { use
  * written). `done` when the rows ran out; the chunk may then be empty.
  */
 export function encodeSomeRows(rows: Iterator<unknown[]>): { chunk: Buffer; done: boolean; records: number } {
-  const { used, done, long, records } = encodeRowsInto(rows, scratch);
+  return encodeSomeWith((target) => encodeRowsInto(rows, target));
+}
+
+/** encodeSomeRows for any encoder that writes into a CHUNK_BUFFER_BYTES buffer (see EncodedRows). */
+export function encodeSomeWith(encodeInto: (target: Buffer) => EncodedRows): { chunk: Buffer; done: boolean; records: number } {
+  const { used, done, long, records } = encodeInto(scratch);
   const chunk = Buffer.allocUnsafeSlow(used + (long?.length ?? 0));
   scratch.copy(chunk, 0, 0, used);
   long?.copy(chunk, used);

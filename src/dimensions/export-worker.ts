@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { CHUNK_BUFFER_BYTES, encodeRowsInto } from './csv-export-stream.js';
+import { CHUNK_BUFFER_BYTES } from './csv-export-stream.js';
+import { BlockEncoder, prepareBlockStatements } from './json-block.js';
 import { openExportConnection } from './export-connection.js';
 import type { ExportWorkerData, ExportWorkerMessage } from './parallel-export.js';
 
@@ -25,18 +26,18 @@ try {
 }
 
 if (db !== null) {
-  const block = db.prepare(data.sql).raw(true).safeIntegers(true);
+  const statements = prepareBlockStatements(db, data.sql, data.params);
   const slots = Array.from({ length: data.slots }, (_, i) => Buffer.from(data.shared, i * CHUNK_BUFFER_BYTES, CHUNK_BUFFER_BYTES));
   const free = slots.map((_, i) => i);
   const following = (k: number): number => ((k + 1) % data.cycle === 0 ? k + 2 : k + 1);
   let k = following(-1);
-  let rows: Iterator<unknown[]> | null = null;
+  let encoder: BlockEncoder | null = null;
   const work = (): void => {
     try {
       while (free.length > 0 && k < data.blocks) {
-        rows ??= block.iterate(data.lo + k * data.blockRows, data.lo + (k + 1) * data.blockRows, ...data.params) as Iterator<unknown[]>;
+        encoder ??= new BlockEncoder(statements, data.lo + k * data.blockRows, data.lo + (k + 1) * data.blockRows);
         const slot = free.shift()!;
-        const { used, done, long, records } = encodeRowsInto(rows, slots[slot]!);
+        const { used, done, long, records } = encoder.encodeInto(slots[slot]!);
         let buffer: ArrayBuffer | null = null;
         if (long !== null) {
           buffer = new ArrayBuffer(long.length);
@@ -44,7 +45,7 @@ if (db !== null) {
         }
         send({ kind: 'chunk', block: k, last: done, slot, length: used, long: buffer, records }, buffer === null ? [] : [buffer]);
         if (done) {
-          rows = null;
+          encoder = null;
           k = following(k);
         }
       }

@@ -1,9 +1,10 @@
 import type { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { CHUNK_BUFFER_BYTES, encodeSomeRows, WAIT, type CsvChunks } from './csv-export-stream.js';
-import { quoteIdentifier, type DimensionTable } from './dimension-table.js';
+import { CHUNK_BUFFER_BYTES, encodeSomeWith, WAIT, type CsvChunks } from './csv-export-stream.js';
+import type { DimensionTable } from './dimension-table.js';
 import { countRowsUpTo, rowidAddressable, rowidRange } from './export-connection.js';
 import { filterConditions, type SqlStatement } from './export-sql.js';
+import { BlockEncoder, blockSql, prepareBlockStatements } from './json-block.js';
 import type { ExportOptions } from './export-options.js';
 import { startWorker } from '../worker-entry.js';
 
@@ -32,8 +33,8 @@ const WORKER_YOUNG_MB = 4;
 export interface ExportWorkerData {
   file: string;
   inode: number;
-  /** One block: `rowid >= ? AND rowid < ?` plus the filters, in rowid order. */
-  sql: string;
+  /** One block's rows and JSON lines: `rowid >= ? AND rowid < ?` plus the filters, in rowid order (blockSql). */
+  sql: { rows: string; json: string };
   params: SqlStatement['params'];
   lo: number;
   blockRows: number;
@@ -96,9 +97,7 @@ export async function parallelChunks(
   plan: ParallelPlan,
 ): Promise<CsvChunks | null> {
   const filter = filterConditions(table, options);
-  const columns = table.columns.map((c) => quoteIdentifier(c.name)).join(', ');
-  const where = ['rowid >= ?', 'rowid < ?', ...filter.conditions].join(' AND ');
-  const sql = `SELECT ${columns} FROM ${quoteIdentifier(table.tableName)} WHERE ${where} ORDER BY rowid`;
+  const sql = blockSql(table, filter);
   const data: ExportWorkerData = {
     file,
     inode,
@@ -165,9 +164,9 @@ export async function parallelChunks(
   }
   started += 1;
 
-  const own = db.prepare(sql).raw(true).safeIntegers(true);
+  const own = prepareBlockStatements(db, sql, filter.params);
   let block = 0;
-  let rows: Iterator<unknown[]> | null = null;
+  let encoder: BlockEncoder | null = null;
   let records = 0;
   return {
     next(): Buffer | null | typeof WAIT {
@@ -175,11 +174,11 @@ export async function parallelChunks(
         if (failure !== null) throw failure;
         if (block >= plan.blocks) return null;
         if (block % BLOCK_CYCLE === 0) {
-          rows ??= own.iterate(plan.lo + block * BLOCK_ROWIDS, plan.lo + (block + 1) * BLOCK_ROWIDS, ...filter.params) as Iterator<unknown[]>;
-          const { chunk, done, records: encoded } = encodeSomeRows(rows);
+          const current = (encoder ??= new BlockEncoder(own, plan.lo + block * BLOCK_ROWIDS, plan.lo + (block + 1) * BLOCK_ROWIDS));
+          const { chunk, done, records: encoded } = encodeSomeWith((target) => current.encodeInto(target));
           records += encoded;
           if (done) {
-            rows = null;
+            encoder = null;
             block += 1;
           }
           if (chunk.length > 0) return chunk;
@@ -204,7 +203,7 @@ export async function parallelChunks(
       resume = callback;
     },
     close(): void {
-      rows?.return?.();
+      encoder?.close();
       stop();
     },
     get rows(): number {
