@@ -17,8 +17,8 @@ interface OperationFacts {
 /**
  * openapi-backend's `validateRequest` with the per-request lodash work done once per operation: which query
  * parameters are arrays, which carry JSON, the body's media types. The same result for every request (compared
- * with the library in test/unit/request-validator.test.ts), the same validators, the same coercion; about a
- * twentieth of a small request's CPU and a tenth of its allocations were spent finding these again.
+ * with the library in test/unit/request-validator.test.ts), the same validators, the same coercion. Finding
+ * these again through lodash (_.find, _.omitBy) made ~4% of a small request's allocations.
  */
 export function compiledValidateRequest(api: OpenAPIBackend): (req: Request, operation: Operation) => ValidationResult {
   const validator = api.validator;
