@@ -1,28 +1,12 @@
 import { expect } from 'chai';
-import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Request } from 'openapi-backend';
 import { loadContractDocument } from '../../src/contract-document.js';
-import { compiledParseRequest } from '../../src/http/request-parser.js';
+import { createContractBackend } from '../../src/http/adapter.js';
 import { compiledValidateRequest } from '../../src/http/request-validator.js';
 import { contractOperations } from '../helpers/contract.js';
 
-/** An openapi-backend instance configured as the server configures it (coercion, formats). */
-async function backend(): Promise<OpenAPIBackend> {
-  const api = new OpenAPIBackend({
-    definition: structuredClone(loadContractDocument(process.cwd()).document),
-    quick: true,
-    validate: true,
-    coerceTypes: true,
-    ajvOpts: { strict: false, allErrors: false },
-    customizeAjv: (ajv) => {
-      addFormats.default(ajv, { mode: 'full' });
-      return ajv;
-    },
-  });
-  await api.init();
-  api.router.parseRequest = compiledParseRequest(api.router) as OpenAPIBackend['router']['parseRequest'];
-  return api;
-}
+/** The server's openapi-backend instance (coercion, formats, its compiled router and parser). */
+const backend = (): Promise<OpenAPIBackend> => createContractBackend(loadContractDocument(process.cwd()).document);
 
 describe('request validator', () => {
   it('answers what openapi-backend validateRequest answers (errors, coerced request) for every operation and odd requests', async () => {
