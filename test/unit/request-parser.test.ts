@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { OpenAPIBackend, type Request } from 'openapi-backend';
 import { loadContractDocument } from '../../src/contract-document.js';
 import { compiledParseRequest } from '../../src/http/request-parser.js';
-import { contractOperations } from '../helpers/contract.js';
+import { contractOperations, exampleRequest } from '../helpers/contract.js';
 
 describe('request parser', () => {
   it('answers what openapi-backend parseRequest answers, with and without the matched operation, for every operation and odd requests', async () => {
@@ -12,13 +12,12 @@ describe('request parser', () => {
     const compiled = compiledParseRequest(router);
     const requests: Request[] = [];
     for (const op of contractOperations()) {
-      const [path, search = ''] = op.exampleUrl.split('?');
-      const query: Record<string, string | string[]> = Object.fromEntries(new URLSearchParams(search));
-      const headers = { 'content-type': 'application/json', host: 'x' };
-      requests.push({ method: op.method, path: path!, query, headers, body: op.exampleBody as Request['body'] });
+      const example = exampleRequest(op);
+      const { path, query } = example;
+      requests.push(example as Request);
       // upper-case header names, cookies (one and several), repeated query values, a body as text, odd values
       requests.push({ method: op.method.toLowerCase(), path: ` ${path}/ `, query: { ...query, extra: ['a', 'b'], empty: '' }, headers: { 'X-Request-Id': 'r1', Cookie: 'a=1; b=two' }, body: JSON.stringify(op.exampleBody ?? null) });
-      requests.push({ method: op.method, path: path!, query: { tenant: ['kantonsspital', 'ost.kantonsspital'], q: '%2C,|' }, headers: { cookie: ['c=3', 'd=4'] }, body: 'not json' });
+      requests.push({ method: op.method, path, query: { tenant: ['kantonsspital', 'ost.kantonsspital'], q: '%2C,|' }, headers: { cookie: ['c=3', 'd=4'] }, body: 'not json' });
     }
     let compared = 0;
     for (const req of requests) {

@@ -3,7 +3,7 @@ import { OpenAPIBackend, type Request } from 'openapi-backend';
 import { loadContractDocument } from '../../src/contract-document.js';
 import { createContractBackend } from '../../src/http/adapter.js';
 import { compiledValidateRequest } from '../../src/http/request-validator.js';
-import { contractOperations } from '../helpers/contract.js';
+import { contractOperations, exampleRequest } from '../helpers/contract.js';
 
 /** The server's openapi-backend instance (coercion, formats, its compiled router and parser). */
 const backend = (): Promise<OpenAPIBackend> => createContractBackend(loadContractDocument(process.cwd()).document);
@@ -14,14 +14,13 @@ describe('request validator', () => {
     const compiled = compiledValidateRequest(api);
     const requests: Request[] = [];
     for (const op of contractOperations()) {
-      const [path, search = ''] = op.exampleUrl.split('?');
-      const query: Record<string, string | string[]> = Object.fromEntries(new URLSearchParams(search));
-      const headers = { 'content-type': 'application/json', host: 'x' };
-      requests.push({ method: op.method, path: path!, query, headers, body: op.exampleBody as Request['body'] });
+      const example = exampleRequest(op);
+      const { path, query } = example;
+      requests.push(example as Request);
       // unknown and repeated query values, numbers as text, a body as text or malformed, no content type, cookies
-      requests.push({ method: op.method, path: path!, query: { ...query, extra: ['a', 'b'], limit: '7', offset: 'x' }, headers: { Cookie: 'a=1' }, body: JSON.stringify(op.exampleBody ?? null) });
-      requests.push({ method: op.method, path: path!, query: { tenant: ['kantonsspital', 'ost.kantonsspital'], q: '', filter: '{not json', sort: '' }, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"broken' });
-      requests.push({ method: op.method, path: path!, query: { mode: 'tenants', columns: 'a,b', f: '1' }, headers: {}, body: undefined });
+      requests.push({ method: op.method, path, query: { ...query, extra: ['a', 'b'], limit: '7', offset: 'x' }, headers: { Cookie: 'a=1' }, body: JSON.stringify(op.exampleBody ?? null) });
+      requests.push({ method: op.method, path, query: { tenant: ['kantonsspital', 'ost.kantonsspital'], q: '', filter: '{not json', sort: '' }, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"broken' });
+      requests.push({ method: op.method, path, query: { mode: 'tenants', columns: 'a,b', f: '1' }, headers: {}, body: undefined });
     }
     let compared = 0;
     let failing = 0;
