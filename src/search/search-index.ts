@@ -4,7 +4,9 @@ import type { components } from '../../generated/openapi.js';
 import { foldText } from './fold.js';
 import { ftsTableOf } from './index-builder.js';
 import { NAME_END, NameIndex } from './name-index.js';
-import { PER_KIND_LIMIT, RESULT_KEY, SEARCH_KINDS, type SearchKind } from './search-kinds.js';
+import type { HitReader } from './hit-reader.js';
+import { PER_KIND_LIMIT, SEARCH_KINDS, type SearchKind } from './search-kinds.js';
+import { SIDECAR_CACHE_KIB, encodeHitRows, prepareHits } from './sidecar-hits.js';
 
 /** The contract's SearchResults: nine arrays of hits, best first. */
 export type SearchResults = components['schemas']['SearchResults'];
@@ -15,30 +17,11 @@ export type EncodedResults = EncodedJson<SearchResults>;
 /** Shortest query the trigram index can serve (in characters); shorter ones match name prefixes only. */
 export const TRIGRAM_MIN_LENGTH = 3;
 
-/** The envelope around the nine arrays, in the contract's key order: `{"probes":[`, `],"hypotheses":[`, …, `]}`. */
-const ENVELOPE = [...SEARCH_KINDS.map((kind, rank) => Buffer.from(`${rank === 0 ? '{' : '],'}"${RESULT_KEY[kind]}":[`)), Buffer.from(']}')];
-
-/** Writes the results from each kind's hits, already joined by commas as JSON bytes (null: no hits). */
-function encodeResults(hitsByRank: readonly (Buffer | null)[]): EncodedResults {
-  const parts: Buffer[] = [];
-  SEARCH_KINDS.forEach((_, rank) => {
-    parts.push(ENVELOPE[rank]!);
-    const hits = hitsByRank[rank];
-    if (hits !== null && hits !== undefined) parts.push(hits);
-  });
-  parts.push(ENVELOPE[SEARCH_KINDS.length]!);
-  return new EncodedJson<SearchResults>(Buffer.concat(parts));
-}
-
 /** Results with nine empty arrays. */
-export const EMPTY_RESULTS: EncodedResults = encodeResults([]);
+export const EMPTY_RESULTS: EncodedResults = new EncodedJson<SearchResults>(encodeHitRows([]));
 
-/**
- * Page cache of an open sidecar, in KiB (better-sqlite3's default is 16 MB per connection). A search touches a
- * few dozen pages (B-tree ranges, trigram postings, the hits by id); pages missed here come from the operating
- * system's file cache. With TENANT_HANDLES_MAX sidecars open the total stays at TENANT_HANDLES_MAX × this.
- */
-export const SIDECAR_CACHE_KIB = 1024;
+/** Keys of open sidecars in the hit reader's thread; each open gets a new one. */
+let nextReaderKey = 0;
 
 /** Largest code point: `prefix + MAX_CHARACTER` bounds the folded names that start with `prefix`. */
 const MAX_CHARACTER = '\u{10FFFF}';
@@ -48,16 +31,23 @@ export class SearchIndex {
   private readonly byPrefix: Database.Statement;
   private readonly bySubstring: Map<SearchKind, Database.Statement>;
   private readonly hits: Database.Statement;
-  /** Every statement of one search in one read transaction: one shared lock instead of one per statement. */
-  private readonly inOneRead: (folded: string) => EncodedResults;
+  /** The statements that choose the ids of one search in one read transaction: one shared lock, not one each. */
+  private readonly chooseInOneRead: (folded: string) => number[][];
   /** The folded names in memory, once loadNames has finished: prefix and substring matches without SQL. */
   private names: NameIndex | null = null;
+  /** This sidecar's key in the hit reader's thread. */
+  private readonly readerKey = nextReaderKey++;
+  /** Hit reads in the reader's thread not yet answered: the connection stays open for them (see close). */
+  private reading = 0;
+  private closing = false;
 
   private constructor(
     private readonly db: Database.Database,
     /** The sidecar file. */
     readonly file: string,
     readonly generation: number,
+    /** Reads the hits in another thread when it runs (null: always on this one). */
+    private readonly reader: HitReader | null,
   ) {
     this.byPrefix = db
       .prepare('SELECT item FROM name_keys WHERE kind_rank = ? AND fold >= ? AND fold < ? ORDER BY fold, item LIMIT ?')
@@ -65,23 +55,16 @@ export class SearchIndex {
     this.bySubstring = new Map(
       SEARCH_KINDS.map((kind) => [kind, db.prepare(`SELECT rowid FROM ${ftsTableOf(kind)} WHERE ${ftsTableOf(kind)} MATCH ? ORDER BY rowid LIMIT ?`).pluck()]),
     );
-    // Given the chosen ids of each kind as a JSON array of nine arrays, the hits of each kind that has any, in the
-    // order chosen, joined into one JSON text by SQLite and read as bytes: one value per kind instead of a string
-    // per hit decoded from UTF-8 and encoded again.
-    this.hits = db
-      .prepare(
-        `SELECT k.key, CAST(group_concat(i.hit, ',' ORDER BY j.key) AS BLOB) FROM json_each(?) AS k, json_each(k.value) AS j JOIN items AS i ON i.id = j.value GROUP BY k.key`,
-      )
-      .raw();
-    this.inOneRead = db.transaction((folded: string) => this.lookup(folded));
+    this.hits = prepareHits(db);
+    this.chooseInOneRead = db.transaction((folded: string) => this.choose(folded));
   }
 
-  /** Opens a finished sidecar file read-only. */
-  static open(file: string, generation: number): SearchIndex {
+  /** Opens a finished sidecar file read-only; `reader`, when given, reads the hits of searches in its thread. */
+  static open(file: string, generation: number, reader: HitReader | null = null): SearchIndex {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
       db.pragma(`cache_size = -${SIDECAR_CACHE_KIB}`);
-      return new SearchIndex(db, file, generation);
+      return new SearchIndex(db, file, generation, reader);
     } catch (err) {
       db.close();
       throw err;
@@ -102,13 +85,25 @@ export class SearchIndex {
     }
   }
 
+  /** True from close() on (the connection itself may stay open a little longer for reads in flight). */
   get isClosed(): boolean {
-    return !this.db.open;
+    return this.closing || !this.db.open;
   }
 
+  /**
+   * Takes the index out of service. The connection closes once the hit reads in flight are answered: a read the
+   * reader's thread cannot answer (its file already deleted, say) is then read on it.
+   */
   close(): void {
     this.names = null;
-    if (this.db.open) this.db.close();
+    this.closing = true;
+    if (this.reading === 0) this.closeConnection();
+  }
+
+  private closeConnection(): void {
+    if (!this.db.open) return;
+    this.db.close();
+    this.reader?.release(this.readerKey);
   }
 
   /** Bytes held by the in-memory names (0 before loadNames, or after close). */
@@ -141,16 +136,34 @@ export class SearchIndex {
    * index range (or an in-memory lookup) that stops after the rows it needs. A query with U+0000 matches
    * nothing (FTS5 cannot take it; the API answers 400 for it).
    */
-  search(query: string): EncodedResults {
+  async search(query: string): Promise<EncodedResults> {
     const folded = foldText(query);
-    return folded === '' || folded.includes(NAME_END) ? EMPTY_RESULTS : this.inOneRead(folded);
+    if (this.isClosed) throw new Error('the search index is closed');
+    if (folded === '' || folded.includes(NAME_END)) return EMPTY_RESULTS;
+    const chosen = this.names !== null ? this.choose(folded) : this.chooseInOneRead(folded);
+    if (!chosen.some((ids) => ids.length > 0)) return EMPTY_RESULTS;
+    const ids = JSON.stringify(chosen);
+    if (this.reader === null || !this.reader.available()) return this.readHere(ids);
+    this.reading += 1;
+    try {
+      return new EncodedJson<SearchResults>(await this.reader.read(this.readerKey, this.file, ids));
+    } catch {
+      return this.readHere(ids); // the reader could not answer: the same hits from this connection
+    } finally {
+      this.reading -= 1;
+      if (this.reading === 0 && this.closing) this.closeConnection();
+    }
   }
 
-  private lookup(folded: string): EncodedResults {
+  private readHere(ids: string): EncodedResults {
+    return new EncodedJson<SearchResults>(encodeHitRows(this.hits.all(ids) as [number, Buffer][]));
+  }
+
+  /** The ids of the items to answer, per kind (by rank), in order. */
+  private choose(folded: string): number[][] {
     const substring = Array.from(folded).length >= TRIGRAM_MIN_LENGTH;
     const phrase = `"${folded.replace(/"/g, '""')}"`;
     const chosenByRank: number[][] = [];
-    let wanted = 0;
     // The in-memory names answer exactly what the statements below answer.
     const names = this.names;
     const query = names === null ? null : Buffer.from(folded);
@@ -166,11 +179,7 @@ export class SearchIndex {
         take(names !== null ? names.substring(rank, query!, limit) : (this.bySubstring.get(kind)!.all(phrase, limit) as number[]));
       }
       chosenByRank.push([...chosen]);
-      wanted += chosen.size;
     });
-    if (wanted === 0) return EMPTY_RESULTS;
-    const hitsByRank: (Buffer | null)[] = chosenByRank.map(() => null);
-    for (const [rank, hits] of this.hits.all(JSON.stringify(chosenByRank)) as [number, Buffer][]) hitsByRank[rank] = hits;
-    return encodeResults(hitsByRank);
+    return chosenByRank;
   }
 }
