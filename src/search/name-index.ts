@@ -53,10 +53,11 @@ interface KindNames {
    */
   listStarts: Uint32Array;
   bytes: Uint8Array;
-  /** Every (name, item) pair by (name, item id), as SQLite's BINARY order: the name's byte offset in text… */
+  /**
+   * Every (name, item) pair by (name, item id), as SQLite's BINARY order, as the name's byte offset in text (its
+   * item is the one whose text holds that offset: itemAt).
+   */
   sortedNames: Uint32Array;
-  /** …and its item number. */
-  sortedItems: Uint32Array;
 }
 
 /** Reads one posting list in order. */
@@ -149,7 +150,7 @@ export class NameIndex {
     let bytes = 0;
     for (const kind of kinds) {
       if (kind === null) continue;
-      bytes += kind.text.byteLength + kind.starts.byteLength + kind.listStarts.byteLength + kind.bytes.byteLength + kind.sortedNames.byteLength + kind.sortedItems.byteLength;
+      bytes += kind.text.byteLength + kind.starts.byteLength + kind.listStarts.byteLength + kind.bytes.byteLength + kind.sortedNames.byteLength;
       bytes += kind.lists.size * 16; // a Map entry of two small integers, roughly
     }
     return new NameIndex(kinds, bytes);
@@ -162,7 +163,7 @@ export class NameIndex {
   prefix(rank: number, query: Uint8Array, limit: number): number[] {
     const kind = this.kinds[rank];
     if (kind === null || kind === undefined || limit <= 0) return [];
-    const { text, sortedNames, sortedItems } = kind;
+    const { text, starts, sortedNames } = kind;
     // the first name >= query
     let low = 0;
     let high = sortedNames.length;
@@ -174,7 +175,7 @@ export class NameIndex {
     const chosen = new Set<number>();
     for (let i = low; i < sortedNames.length && chosen.size < limit; i++) {
       if (!bytesAt(text, sortedNames[i]!, query)) break;
-      chosen.add(kind.first + sortedItems[i]!);
+      chosen.add(kind.first + itemAt(starts, sortedNames[i]!));
     }
     return [...chosen];
   }
@@ -234,6 +235,21 @@ function compareNameTo(text: Uint8Array, offset: number, query: Uint8Array): num
     if (byte !== query[i]) return byte - query[i]!;
   }
   return text[offset + query.length] === 0 ? 0 : 1;
+}
+
+/**
+ * The item whose names hold byte `offset` of the text: the last i with starts[i] <= offset (items without names
+ * have starts[i] === starts[i + 1] and hold no offset).
+ */
+function itemAt(starts: Uint32Array, offset: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if (starts[middle]! <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return low;
 }
 
 /** Whether `text` holds the bytes of `query` at `offset`. */
@@ -362,7 +378,6 @@ export function buildKindNames(db: Database.Database, rank: number): KindNames |
   // 3. The sorted names come from the sidecar's (kind_rank, fold, item) index: SQLite's own order.
   const names = (db.prepare('SELECT count(*) AS n FROM name_keys WHERE kind_rank = ?').get(rank) as { n: number }).n;
   const sortedNames = new Uint32Array(names);
-  const sortedItems = new Uint32Array(names);
   const keys = db.prepare('SELECT fold, item FROM name_keys WHERE kind_rank = ? ORDER BY fold, item').raw();
   let filled = 0;
   for (const [fold, id] of keys.iterate(rank) as IterableIterator<[string, number]>) {
@@ -374,10 +389,9 @@ export function buildKindNames(db: Database.Database, rank: number): KindNames |
       name = text.indexOf(0, name) + 1;
     }
     if (name >= starts[item + 1]!) continue; // not one of the item's names (cannot happen in a sidecar we built)
-    sortedNames[filled] = name;
-    sortedItems[filled++] = item;
+    sortedNames[filled++] = name;
   }
-  return { first, text, starts, lists, listStarts, bytes, sortedNames: sortedNames.slice(0, filled), sortedItems: sortedItems.slice(0, filled) };
+  return { first, text, starts, lists, listStarts, bytes, sortedNames: sortedNames.slice(0, filled) };
 }
 
 /** What the names worker is given. */
@@ -396,7 +410,6 @@ interface KindTransfer {
   listStarts: Uint32Array;
   bytes: Uint8Array;
   sortedNames: Uint32Array;
-  sortedItems: Uint32Array;
 }
 
 /** Messages of the names worker: one per kind that has items, then `done`; or `error`. */
@@ -407,9 +420,9 @@ export function toTransfer(rank: number, names: KindNames): { message: KindTrans
   const trigrams = Uint32Array.from(names.lists.keys());
   const message: KindTransfer = {
     kind: 'names', rank, first: names.first, text: names.text, trigrams,
-    starts: names.starts, listStarts: names.listStarts, bytes: names.bytes, sortedNames: names.sortedNames, sortedItems: names.sortedItems,
+    starts: names.starts, listStarts: names.listStarts, bytes: names.bytes, sortedNames: names.sortedNames,
   };
-  const transfer = [names.text, trigrams, names.starts, names.listStarts, names.bytes, names.sortedNames, names.sortedItems].map((array) => array.buffer as ArrayBuffer);
+  const transfer = [names.text, trigrams, names.starts, names.listStarts, names.bytes, names.sortedNames].map((array) => array.buffer as ArrayBuffer);
   return { message, transfer };
 }
 
@@ -419,6 +432,6 @@ function fromTransfer(message: KindTransfer): KindNames {
   message.trigrams.forEach((trigram, index) => lists.set(trigram, index));
   return {
     first: message.first, text: message.text, starts: message.starts, lists, listStarts: message.listStarts,
-    bytes: message.bytes, sortedNames: message.sortedNames, sortedItems: message.sortedItems,
+    bytes: message.bytes, sortedNames: message.sortedNames,
   };
 }

@@ -20,6 +20,7 @@ const ODD_NAMES = [
   'Coût total', 'Kostengewicht', 'Straße', 'Œsophagite', 'Zürcher Spital', 'ab', 'a', 'Ab', 'éé', 'zz top',
   'emoji 😀 report', '😀😀😀', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 name', '東京 病院', 'naïve café', 'NUL\u0000inside', 'tab\tand  spaces', '"quoted" name',
   'bers', 'über sicht', 'Übersicht', 'ersber', 'berbers', 'tions stations', 'Station', 'ｆｕｌｌ width',
+  '\u0301', // folds to nothing: an item without names
 ];
 
 /** Items of every kind: generated patterns (many share trigrams, so limits and long posting lists matter) and the odd names. */
