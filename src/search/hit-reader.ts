@@ -55,7 +55,7 @@ export class HitReader {
   private readonly pending = new Map<number, Pending>();
   private idleTimer: NodeJS.Timeout | null = null;
   private failedAt = Number.NEGATIVE_INFINITY;
-  /** Reads answered by the worker since this reader was made (tests, metrics). */
+  /** Reads answered by the worker since this reader was made (tests). */
   reads = 0;
 
   constructor(
