@@ -845,8 +845,9 @@ export interface paths {
          *
          *     Limits: the cell schemas' lengths (texts 20,000 characters per language,
          *     titles, names and authors 200), at most 30 members per cell, a cell at most
-         *     65,536 bytes as JSON (400 beyond it), the whole body 1 MiB (413). 404 for an
-         *     unknown tenant.
+         *     65,536 bytes as JSON (400 beyond it), the whole body 1 MiB (413), and at most
+         *     500 cells per notebook (each write answers the whole notebook): the 501st is
+         *     400 and nothing is written. 404 for an unknown tenant.
          *
          *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim. The
          *     author the server records is the caller (an `author` in the body is ignored).
@@ -888,8 +889,8 @@ export interface paths {
          *
          *     The merged cell must still match the schema of its type (for example `text`
          *     of a narrative stays a text in one or more languages, `status` of an action
-         *     `open` or `done`, `replies` of a discussion a list of `DiscussionReply`) and
-         *     stay within 65,536 bytes as JSON; otherwise 400 with `errors[]` named
+         *     `open` or `done`, `replies` of a discussion a list of at most 500
+         *     `DiscussionReply`) and stay within 65,536 bytes as JSON; otherwise 400 with `errors[]` named
          *     `updates.<member>`, and nothing changes. The read and the write of the cell are
          *     one transaction holding the write lock, so concurrent changes are not lost.
          *
@@ -928,8 +929,10 @@ export interface paths {
          * Reply to a discussion cell
          * @description Appends a reply to the discussion cell's `replies`. `date` defaults to today
          *     (UTC). `text` needs at least one of `en`, `de`, `fr` (each at most 20,000
-         *     characters); `author` 1 to 200 characters. Concurrent replies to one discussion
-         *     never lose each other (one transaction holding the write lock per reply).
+         *     characters); `author` 1 to 200 characters. A discussion holds at most 500
+         *     replies: the 501st is 400 and nothing is written. Concurrent replies to one
+         *     discussion never lose each other (one transaction holding the write lock per
+         *     reply).
          *
          *     404 when the tenant is unknown, or the notebook has no cell with that ID, or
          *     the cell is not a discussion.
@@ -1039,7 +1042,8 @@ export interface paths {
          *     (UTC). A cell follows the rules and limits of
          *     `POST /{tenant}/api/notebook/cells` (its own `author` is kept, `null` when
          *     absent); additions and replies are transactions holding the write lock, so
-         *     concurrent ones never lose each other.
+         *     concurrent ones never lose each other. A note holds at most 500 cells and a
+         *     discussion at most 500 replies: past either, 400 and nothing is written.
          *
          *     400 when the body has neither `cell` nor `reply` with `cell_id`, or both, or
          *     `cell_id` without `reply`. 404 when the tenant is unknown, the note does not
