@@ -1364,7 +1364,8 @@ export interface paths {
          * @description A Swagger UI page for `/openapi.json`, built from the npm package
          *     `swagger-ui-dist` (no CDN); its assets are served under `/docs/{asset}`. Sent
          *     with `Cache-Control: no-cache` and an `ETag`; `If-None-Match` with the current
-         *     ETag answers 304.
+         *     ETag answers 304. `X-Content-Type-Options: nosniff` and
+         *     `Content-Security-Policy: frame-ancestors 'none'`: no other site may frame it.
          */
         get: operations["getApiDocs"];
         put?: never;
@@ -1386,8 +1387,9 @@ export interface paths {
          * Documentation page asset
          * @description A static file from `swagger-ui-dist`: `text/css` for `swagger-ui.css`,
          *     `application/javascript` for the two scripts, `image/png` for the icon. Sent
-         *     with `Cache-Control: public, max-age=86400` and an `ETag`; `If-None-Match`
-         *     with the current ETag answers 304. A name outside the list is 400.
+         *     with `Cache-Control: public, max-age=86400`, an `ETag` and
+         *     `X-Content-Type-Options: nosniff`; `If-None-Match` with the current ETag answers
+         *     304. A name outside the list is 400.
          */
         get: operations["getApiDocsAsset"];
         put?: never;
@@ -4209,6 +4211,11 @@ export interface components {
          */
         CacheControl: string;
         /**
+         * @description `nosniff`: browsers use the declared media type and never guess another one.
+         * @example nosniff
+         */
+        XContentTypeOptions: "nosniff";
+        /**
          * @description Strong entity tag of the representation; send it back in `If-None-Match` to get 304 while it is unchanged.
          * @example "5d41402abc4b2a76b9719d911017c592"
          */
@@ -4232,7 +4239,8 @@ export interface components {
          *     `graph_html`: `default-src 'none'; script-src 'unsafe-inline'; style-src
          *     'unsafe-inline'; img-src data:; sandbox allow-scripts` (its own inline code
          *     runs in an opaque origin and can fetch nothing); `graph_json`:
-         *     `default-src 'none'; sandbox`.
+         *     `default-src 'none'; sandbox`. The documentation page `/docs`:
+         *     `frame-ancestors 'none'` (no page of another site may show it in a frame).
          * @example default-src 'none'; style-src 'unsafe-inline'; sandbox
          */
         ContentSecurityPolicy: string;
@@ -6703,6 +6711,8 @@ export interface operations {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     ETag: components["headers"]["ETag"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6734,6 +6744,7 @@ export interface operations {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     ETag: components["headers"]["ETag"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {

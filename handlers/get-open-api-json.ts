@@ -7,6 +7,6 @@ export async function getOpenApiJson(_input: Input<'getOpenApiJson'>, deps: Deps
   return {
     status: 200,
     body: deps.contract.document as unknown as components['schemas']['OpenApiDocument'],
-    headers: { 'Cache-Control': 'public, max-age=300', ETag: deps.contract.jsonEtag },
+    headers: { 'Cache-Control': 'no-cache', ETag: deps.contract.jsonEtag },
   };
 }

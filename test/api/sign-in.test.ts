@@ -19,6 +19,8 @@ const FAILED_CHECK: Record<string, RegExp> = {
   'HS256 with the public key': /asymmetric algorithm \(alg\)/,
   'unknown kid': /no signing key .*\(kid\)/,
   'no sub': /no "sub" claim/,
+  'empty sub': /"sub" claim is not a text of 1 to 255 characters/,
+  'sub not a text': /"sub" claim is not a text of 1 to 255 characters/,
   'no exp': /no "exp" claim/,
   malformed: /malformed/,
 };
