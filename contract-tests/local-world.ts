@@ -76,6 +76,8 @@ export async function startLocalWorld(dataDir: string): Promise<LocalWorld> {
       ...process.env, PORT: String(port), DATA_DIR: dataDir, KLS_DIR: klsDir, LOG_LEVEL: 'error', GIT_CONFIG_GLOBAL: gitConfig,
       GITHUB_API_URL: github.url, GITHUB_TOKEN: '', ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: anthropicKey,
       AUTH_MODE: 'oidc', OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience, APP_DB_URL: appDbUrl,
+      // with sign-in, Host names are checked only when listed: loopback names and this one are accepted
+      ALLOWED_HOSTS: 'desk.invalid',
     },
     stdio: ['ignore', logFd, logFd],
   });
@@ -98,6 +100,7 @@ export async function startLocalWorld(dataDir: string): Promise<LocalWorld> {
     hookEnv: {
       CONTRACT_MODE: 'local',
       CONTRACT_SIGN_IN: 'on',
+      CONTRACT_HOST_CHECK: 'on',
       CONTRACT_DATA_DIR: dataDir,
       CONTRACT_KLS_DIR: klsDir,
       CONTRACT_FAKE_ANTHROPIC_URL: anthropic.url,

@@ -1594,7 +1594,7 @@ export interface components {
          *     `tenant-not-found` or `route-not-found` (404); `method-not-allowed` (405);
          *     `ambiguous-tenant` or `conflict` (409); `payload-too-large` (413);
          *     `unsupported-media-type` (415); `range-not-satisfiable` (416);
-         *     `too-many-requests` (429); `internal-error` (500); `not-implemented` (501);
+         *     `misdirected-request` (421); `too-many-requests` (429); `internal-error` (500); `not-implemented` (501);
          *     `bad-gateway` (502); `tenant-unavailable`, `app-database-unavailable` or
          *     `service-unavailable` (503). Clients should branch on `status` and may refine
          *     on `type`.
@@ -3672,6 +3672,32 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The `Host` header names none of this server's host names: a loopback name or
+         *     address (`localhost`, `127.0.0.1`, `[::1]`, any port) or one of the names the
+         *     operator listed in `ALLOWED_HOSTS`. A desk without sign-in refuses every other
+         *     host, so that a web page the user opens cannot reach it through DNS
+         *     rebinding; with sign-in the check applies when `ALLOWED_HOSTS` is set. Nothing
+         *     is done: the body is not read, no token is checked.
+         */
+        MisdirectedRequest: {
+            headers: {
+                "X-Build-Label": components["headers"]["XBuildLabel"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/misdirected-request",
+                 *       "title": "Misdirected request",
+                 *       "status": 421,
+                 *       "detail": "this server does not answer for the host named in the Host header; see ALLOWED_HOSTS",
+                 *       "instance": "/api/jumpbar"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The requested byte range starts beyond the end of the file; `Content-Range` gives the file size. */
         RangeNotSatisfiable: {
             headers: {
@@ -4303,6 +4329,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
             /** @description The service cannot serve requests. Health shape, not a problem. */
             503: {
                 headers: {
@@ -4368,6 +4395,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     getStoreStatus: {
@@ -4398,6 +4426,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     getDbStatus: {
@@ -4439,6 +4468,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4520,6 +4550,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4562,6 +4593,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4627,6 +4659,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4688,6 +4721,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             416: components["responses"]["RangeNotSatisfiable"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4775,6 +4809,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4866,6 +4901,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4924,6 +4960,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             /**
@@ -5010,6 +5047,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5049,6 +5087,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     refreshStore: {
@@ -5099,6 +5138,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     listViews: {
@@ -5159,6 +5199,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5190,6 +5231,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5258,6 +5300,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5288,6 +5331,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5366,6 +5410,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5411,6 +5456,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     saveSignalDefinition: {
@@ -5460,6 +5506,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     validateSignalDefinition: {
@@ -5504,6 +5551,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
@@ -5551,6 +5599,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
@@ -5579,6 +5628,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5642,6 +5692,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5689,6 +5740,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5720,6 +5772,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5785,6 +5838,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5839,6 +5893,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5906,6 +5961,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5986,6 +6042,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6033,6 +6090,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6095,6 +6153,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6132,6 +6191,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6203,6 +6263,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6296,6 +6357,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6411,6 +6473,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6490,6 +6553,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6562,6 +6626,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6632,6 +6697,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -6659,6 +6725,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     getOpenApiJson: {
@@ -6694,6 +6761,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     getApiDocs: {
@@ -6721,6 +6789,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     getApiDocsAsset: {
@@ -6755,6 +6824,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     getMetrics: {
@@ -6779,6 +6849,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
 }

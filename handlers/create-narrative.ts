@@ -17,8 +17,10 @@ export async function createNarrative(input: Input<'createNarrative'>, deps: Dep
   const entry = deps.tenants.resolve(tenant, { in: 'body', name: 'tenant' });
   const lease = deps.tenants.lease(entry);
   let prompt: NarrativePrompt;
+  let rows = 0;
   try {
     const records = readEntityRecords(lease.db, { entityType: finding.entity_type, entityId: finding.entity_id, timeBucket: finding.time_bucket ?? null });
+    rows = records.reduce((sum, group) => sum + group.rows.length, 0);
     const signal = readSignalFromKls(lease.db, finding.probe_id) ?? readSignalFromAfs(deps.config.afsDir, finding.probe_id);
     prompt = buildNarrativePrompt({ ...finding, time_bucket: finding.time_bucket ?? null }, signal, records, locale);
   } finally {
@@ -26,6 +28,8 @@ export async function createNarrative(input: Input<'createNarrative'>, deps: Dep
   }
   const written = await deps.languageModel.write(prompt);
   deps.metrics.narrativeCalls.inc({ outcome: written.ok ? 'ok' : written.failure });
-  if (!written.ok) return problemResult('bad-gateway', written.message);
-  return { status: 200, body: { narrative: firstSentences(written.text, locale), model: written.model } };
+  // what went to the language-model API, for the audit line: the Gold rows in the prompt
+  const audit = { probe_id: finding.probe_id, entity_type: finding.entity_type, entity_id: finding.entity_id, rows, model: written.ok ? written.model : null };
+  if (!written.ok) return { ...problemResult('bad-gateway', written.message), audit };
+  return { status: 200, body: { narrative: firstSentences(written.text, locale), model: written.model }, audit };
 }

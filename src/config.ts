@@ -4,6 +4,11 @@ import path from 'node:path';
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /**
+   * ALLOWED_HOSTS: host names (`desk.example.org`, `*.example.org`, `*`) a request's `Host` may name besides the
+   * loopback ones; null when unset (without sign-in: loopback names only; with sign-in: any host).
+   */
+  readonly allowedHosts: readonly string[] | null;
   readonly dataDir: string;
   readonly klsMode: 'local' | 'store';
   readonly klsDir: string;
@@ -166,6 +171,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
 
   const port = integer('PORT', 8080, 0, 65535);
   const host = text('HOST') ?? '127.0.0.1';
+  const allowedHosts = hostPatterns(text('ALLOWED_HOSTS'), problems);
   const dataDir = dir(text('DATA_DIR') ?? './data');
   const klsMode = oneOf('KLS_MODE', ['local', 'store'] as const, 'local');
   const klsDirRaw = text('KLS_DIR');
@@ -187,10 +193,16 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   });
 
   const auth = authConfig(env, text, integer, oneOf, problems);
+  // A desk without sign-in listening beyond this machine would answer any page a user opens (DNS rebinding):
+  // it starts only when the operator names the host names it is reached under.
+  if (auth.mode === 'none' && allowedHosts === null && !isLoopbackAddress(host)) {
+    problems.push(`HOST=${host} listens beyond this machine without sign-in; set ALLOWED_HOSTS to the host names clients use (or AUTH_MODE=oidc)`);
+  }
 
   const config: Config = {
     port,
     host,
+    allowedHosts,
     dataDir,
     klsMode,
     klsDir,
@@ -240,6 +252,25 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
 
 /** Hosts on which the OpenID provider may be reached over plain http (a provider on the same machine). */
 export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** True for a listen address or host name that only this machine reaches: `localhost`, 127.0.0.0/8, `::1`. */
+export function isLoopbackAddress(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
+/** A host name, `*.` and a domain, an IPv4 address, a bracketed IPv6 address, or `*`. */
+const HOST_PATTERN = /^(\*|(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])$/;
+
+/** ALLOWED_HOSTS: comma-separated host patterns without port, lower-cased; null when unset. */
+function hostPatterns(raw: string | null, problems: string[]): string[] | null {
+  if (raw === null) return null;
+  const patterns = raw.split(',').map((entry) => entry.trim().toLowerCase()).filter((entry) => entry !== '');
+  for (const pattern of patterns) {
+    if (!HOST_PATTERN.test(pattern)) problems.push(`ALLOWED_HOSTS entries must be host names without port, *.<domain>, IP addresses ([…] for IPv6) or * (got "${pattern}")`);
+  }
+  return patterns;
+}
 
 /**
  * AUTH_MODE and the OIDC_* variables. OIDC_ISSUER must be https (http only on a loopback host, for a provider on

@@ -9,14 +9,17 @@ export interface AccessRule {
   readonly operationId: string;
   /** null: public (no token asked, even with sign-in). */
   readonly role: Role | null;
+  /** Every outcome gets an audit line: writes (role editor or admin) and reads marked `x-audit: true`. */
+  readonly audited: boolean;
 }
 
-type ContractOperation = { operationId?: string; security?: unknown[]; 'x-required-role'?: unknown };
+type ContractOperation = { operationId?: string; security?: unknown[]; 'x-required-role'?: unknown; 'x-audit'?: unknown };
 type ContractDocument = { security?: unknown[]; paths?: Record<string, Record<string, unknown>> };
 
 /**
  * Reads the access rule of every operation from the contract. An operation whose effective `security` is empty is
- * public; any other must name its role in `x-required-role`. A contract that breaks this is refused at start.
+ * public; any other must name its role in `x-required-role`. `x-audit: true` marks a read whose every outcome is
+ * audited (it gives data away in bulk). A contract that breaks this is refused at start.
  */
 export function accessRules(document: ContractDocument): Map<string, AccessRule> {
   const rules = new Map<string, AccessRule>();
@@ -27,13 +30,15 @@ export function accessRules(document: ContractDocument): Map<string, AccessRule>
       if (op?.operationId === undefined) continue;
       const security = op.security ?? document.security ?? [];
       const role = op['x-required-role'];
+      const audit = op['x-audit'];
+      if (audit !== undefined && typeof audit !== 'boolean') problems.push(`${op.operationId} has x-audit ${JSON.stringify(audit)}; it is true or false`);
       if (security.length === 0) {
         if (role !== undefined) problems.push(`${op.operationId} is public (security: []) but names x-required-role`);
-        rules.set(op.operationId, { operationId: op.operationId, role: null });
+        rules.set(op.operationId, { operationId: op.operationId, role: null, audited: audit === true });
       } else if (!isRole(role)) {
         problems.push(`${op.operationId} needs a token but its x-required-role is ${JSON.stringify(role)}`);
       } else {
-        rules.set(op.operationId, { operationId: op.operationId, role });
+        rules.set(op.operationId, { operationId: op.operationId, role, audited: audit === true || role === 'editor' || role === 'admin' });
       }
     }
   }
