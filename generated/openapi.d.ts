@@ -2460,7 +2460,7 @@ export interface components {
             narrative: string;
             /**
              * @description Model name the language-model API reports.
-             * @example claude-sonnet-4-5
+             * @example claude-sonnet-5-5
              */
             model: string;
         };
@@ -4947,7 +4947,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "narrative": "Case C-100001 was discharged on 14 October 2026 but has not been billed yet. Its expected amount of CHF 12,450 puts it in the high-severity band of the signal \"Discharged cases not yet billed\". Until an invoice is raised, this revenue is at risk of being delayed or lost.",
-                     *       "model": "claude-sonnet-4-5"
+                     *       "model": "claude-sonnet-5-5"
                      *     }
                      */
                     "application/json": components["schemas"]["NarrativeResult"];

@@ -107,7 +107,7 @@ export class ConfigError extends Error {
   }
 }
 
-export const DEFAULT_NARRATIVE_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_NARRATIVE_MODEL = 'claude-sonnet-5-5';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;

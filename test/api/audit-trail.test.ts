@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { DEFAULT_NARRATIVE_MODEL } from '../../src/config.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { call, callWithHost, expectProblem } from '../helpers/http.js';
 import { OidcProvider } from '../helpers/oidc-provider.js';
@@ -96,7 +97,7 @@ describe('audit trail (docs/audit.md)', () => {
       });
       const narrative = lines.find((l) => l.operationId === 'createNarrative')!;
       expect(narrative).to.deep.include({ outcome: 'ok', tenant: 'ost.kantonsspital', user: { sub: 'u-ada', email: 'anna.muster@kantonsspital.example' } });
-      expect(narrative.details).to.include({ probe_id: 'probe_unbilled_cases', entity_type: 'Case', entity_id: 'C-100001', model: 'claude-sonnet-4-5' });
+      expect(narrative.details).to.include({ probe_id: 'probe_unbilled_cases', entity_type: 'Case', entity_id: 'C-100001', model: DEFAULT_NARRATIVE_MODEL });
       expect(narrative.details.rows).to.be.greaterThan(0);
       const exported = lines.find((l) => l.operationId === 'exportDimension')!;
       expect(exported).to.deep.include({ outcome: 'ok', tenant: 'ost.kantonsspital' });
