@@ -15,9 +15,9 @@ import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
 import { EncodedJson } from './encoded-json.js';
 import { contractViolation } from './problem.js';
 import type { ProblemCheck } from './problem-check.js';
+import { matchedRequestHandler } from './matched-request.js';
 import { OPERATION_STATE } from './request-context.js';
 import { compiledParseRequest } from './request-parser.js';
-import { compiledValidateRequest } from './request-validator.js';
 import { compiledMatchOperation } from './route-matcher.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
@@ -32,8 +32,12 @@ interface AnyResult {
   audit?: AuditDetails;
 }
 
-/** Builds the openapi-backend instance: strict routing, coerced parameters, formats, discriminators. */
-export async function createContractBackend(definition: Document): Promise<OpenAPIBackend> {
+/**
+ * Builds the openapi-backend instance: strict routing, coerced parameters, formats, discriminators, with the
+ * library's routing and parsing replaced by compiled equivalents (`compiled: false` keeps the library's own, for
+ * the tests that compare the two).
+ */
+export async function createContractBackend(definition: Document, compiled = true): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
     definition: structuredClone(definition),
     strict: true,
@@ -49,14 +53,14 @@ export async function createContractBackend(definition: Document): Promise<OpenA
     },
   });
   await api.init();
-  // openapi-backend flattens the whole document again on every routing call (a lodash chain over all
-  // paths, twice per request); the document never changes after init, so the list is built once. This
-  // took about a fifth of the CPU of every request.
+  if (!compiled) return api;
+  // openapi-backend redoes per request what never changes once the contract is loaded (docs/dependencies.md,
+  // "openapi-backend functions the server replaces"): it flattens the document into its operations on every
+  // routing call, compiles a RegExp per operation to route a templated path, and parses every request three
+  // times, compiling each path's parameter pattern again every time.
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
-  // It also compiles a RegExp per operation on every request to a templated path (~15% of a logo request).
   api.router.matchOperation = compiledMatchOperation(api.router, operations) as OpenAPIBackend['router']['matchOperation'];
-  // And it parses every request three times, compiling each path's parameter pattern again every time.
   api.router.parseRequest = compiledParseRequest(api.router) as OpenAPIBackend['router']['parseRequest'];
   return api;
 }
@@ -100,9 +104,7 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
     });
   }
   // The contract's `security` is judged once more before the handler (it fails closed): the token was verified
-  // before the body was read, so this only confirms it, and sign-in off satisfies the scheme. handleMatched
-  // judges it for routed requests; openapi-backend, through this handler, on the paths that still use
-  // handleRequest.
+  // before the body was read, so this only confirms it, and sign-in off satisfies the scheme.
   const tokenConfirmed = (ctx: Koa.Context): boolean => verifier === null || ctx.state.caller !== undefined;
   if (api.definition.components?.securitySchemes?.bearerAuth !== undefined) {
     api.registerSecurityHandler('bearerAuth', (_c: Context, ctx: Koa.Context) => tokenConfirmed(ctx));
@@ -126,31 +128,8 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
     });
   });
 
-  /**
-   * openapi-backend's handleRequest for a request already routed, with the same steps in the same order: the
-   * contract's `security` (confirmed: the token was verified before), validation (400 through `validationFail`),
-   * parameters coerced, then the operation's handler. It skips routing the request again and parsing it twice
-   * more, and its promise chains: a fifth of the server's CPU for a small answer (78 -> 62 µs measured).
-   */
-  const validateRequest = compiledValidateRequest(api);
-  const handleMatched = async (request: Parameters<OpenAPIBackend['handleRequest']>[0], operation: Operation, ctx: Koa.Context): Promise<void> => {
-    // as openapi-backend judges `security` (the global one included): refused when no requirement is met;
-    // bearerAuth, the only scheme, is met when the token is confirmed
-    const requirements = operation.security ?? [];
-    const needsToken = requirements.length > 0 && requirements.every((requirement) => Object.keys(requirement).length > 0);
-    if (needsToken && !tokenConfirmed(ctx)) throw unauthorized(null);
-    const validation = validateRequest(request, operation);
-    // the context openapi-backend hands to handlers (no `response` before they answer)
-    const context = (parsed: Context['request']): Context => ({ api, operation, validation, request: parsed, security: { authorized: true }, response: undefined });
-    if (validation.errors) {
-      await api.handlers['validationFail']!(context(api.router.parseRequest(request, operation)), ctx);
-      return;
-    }
-    const handler = api.handlers[operation.operationId as string];
-    // an operation without a handler gets what openapi-backend answers for it
-    if (handler === undefined) await api.handleRequest(request, ctx);
-    else await handler(context(api.router.parseRequest(validation.coerced ?? request, operation)), ctx);
-  };
+  const matched = matchedRequestHandler(api);
+  matched.check();
 
   return async (ctx) => {
     const request = {
@@ -173,7 +152,7 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
       }
       const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
       if (carriesBody && content !== undefined) request.body = await readJsonBody(ctx, Object.keys(content));
-      await handleMatched(request, operation, ctx);
+      await matched.handle(request, operation, ctx);
     };
     const rule = verifier === null || operation === undefined ? undefined : ruleOf(operation.operationId as string);
     if (verifier === null || rule === undefined || rule.role === null) {
