@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
+import { contractOperations } from '../test/helpers/contract.js';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import { demoRepoBehaviours, startFakeGitHub } from '../test/helpers/fake-github.js';
 import { OidcProvider } from '../test/helpers/oidc-provider.js';
@@ -58,7 +59,7 @@ export async function startLocalWorld(dataDir: string): Promise<LocalWorld> {
     // one subject per limited operation, so that spending its limit leaves every other transaction alone
     limited: Object.fromEntries(
       await Promise.all(
-        ['createNarrative', 'exportDimension', 'validateSignalDefinition', 'compileSignalDefinition'].map(async (op) => [
+        contractOperations(root).filter((op) => op.cost !== null).map(async ({ operationId: op }) => [
           op,
           await provider.token({ sub: `dredd-limited-${op}`, roles: ['admin'], tenants: ['*'] }, { expiresIn: 3600 }),
         ]),

@@ -1,4 +1,4 @@
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import { DOCS_PAGE, DOCS_PAGE_ETAG } from '../src/docs/swagger-ui.js';
 import type { Input, Result } from '../src/http/contract.js';
 

@@ -1,5 +1,5 @@
 import type { components } from '../generated/openapi.js';
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { listDefinitions, type DefinitionListItem } from '../src/signals/afs-store.js';
 import { readGoldSchema } from '../src/signals/gold-schema.js';

@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import { handlers } from '../handlers/index.js';
-import type { Deps } from './deps.js';
+import type { Deps } from './ports.js';
 import { accessRules } from './http/access.js';
 import { auditRefusal, contractMiddleware, createContractBackend } from './http/adapter.js';
 import { auditTrail } from './http/audit.js';

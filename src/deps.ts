@@ -1,19 +1,20 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openAppDatabase, type AppDatabase } from './appdb/app-database.js';
+import { openAppDatabase } from './appdb/app-database.js';
 import { CostLimits } from './auth/cost-limits.js';
 import { createOidcVerifier, IssuerUnusable, type OidcTiming, type TokenVerifier } from './auth/oidc.js';
-import { readBuildLabel, type BuildLabel } from './build-label.js';
+import { readBuildLabel } from './build-label.js';
 import { ConfigError, type Config } from './config.js';
 import { searchHitCheck } from './search/search-hit.js';
-import { loadContractDocument, type ContractDocument } from './contract-document.js';
-import { readGitIdentity, type GitIdentity } from './identity/git-identity.js';
+import { loadContractDocument } from './contract-document.js';
+import { readGitIdentity } from './identity/git-identity.js';
 import type { Logger } from './logger.js';
-import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { createMetrics } from './metrics/create-metrics.js';
+import type { Metrics } from './metrics/metrics.js';
 import { projectRoot } from './project-root.js';
-import { TenantRegistry, type TenantEntry } from './tenants/registry.js';
-import type { Tenants } from './tenants/tenants.js';
+import { TenantRegistry } from './tenants/registry.js';
+import type { Deps } from './ports.js';
 // The SDKs (@octokit/rest, @anthropic-ai/sdk, minio) and the modules importing them are loaded with import()
 // on first use only (about 35 MB of an idle server's RSS otherwise); `import type` costs nothing at run time.
 import type { CodeHost } from './drift/code-host.js';
@@ -24,37 +25,6 @@ import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
 import { SearchIndexes } from './search/search-indexes.js';
 import { prebuildSearchIndex } from './search/tenant-search.js';
-
-/** The narrow ports handlers and domain code use; built once by createDeps, replaced wholesale in tests. */
-export interface Deps {
-  readonly config: Config;
-  readonly log: Logger;
-  readonly buildLabel: BuildLabel;
-  readonly contract: ContractDocument;
-  /** The tenants a request may use: the registry itself, or (with sign-in) the caller's scope of it. */
-  readonly tenants: Tenants;
-  /** KLS store mode: the object-store sync (status, refresh); null in local mode. */
-  readonly store: KlsStore | null;
-  readonly appDb: AppDatabase;
-  /** Git identity, from the tenant's work tree when one exists, else the global git configuration. */
-  readonly identity: (tenant: TenantEntry | null) => Promise<GitIdentity>;
-  /** Code-hosting API (GitHub REST via Octokit) for drift; SDK errors translated into drift statuses. */
-  readonly codeHost: CodeHost;
-  /** Drift reports cached per tenant and file generation. */
-  readonly driftCache: DriftCache;
-  /** Language-model API (Anthropic Messages) for narratives; null when ANTHROPIC_API_KEY is unset. */
-  readonly languageModel: LanguageModel | null;
-  /** Signal contract checker and compiler, run as child processes (docs/signal-language.md). */
-  readonly signalTools: SignalTools;
-  /** Jumpbar search: one sidecar index per tenant generation, beside the KLS file. */
-  readonly searchIndexes: SearchIndexes;
-  /** Bearer-token verification against the OpenID provider (AUTH_MODE=oidc); null without sign-in. */
-  readonly tokens: TokenVerifier | null;
-  /** Limits on costly work per caller (narratives, exports, signal tools). */
-  readonly limits: CostLimits;
-  /** Prometheus metrics of this server (its own registry); records nothing with METRICS=off. */
-  readonly metrics: Metrics;
-}
 
 /** Deps plus the means to release them on shutdown. */
 export interface OwnedDeps extends Deps {

@@ -1,19 +1,15 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { CostLimitsConfig } from '../config.js';
 import { HttpProblem } from '../http/errors.js';
-import type { OperationId } from '../http/contract.js';
 import type { Caller } from './caller.js';
 
-/** The limited kinds of costly work. */
-export type CostKind = 'narrative' | 'export' | 'signalTool';
+/** The limited kinds of costly work, as operations name them in the contract's `x-cost`. */
+export const COST_KINDS = ['narrative', 'export', 'signal-tool'] as const;
+/** One limited kind of costly work. */
+export type CostKind = (typeof COST_KINDS)[number];
 
-/** The operations that spend costly work, by kind; each declares 429 in the contract. */
-export const LIMITED_OPERATIONS = {
-  createNarrative: 'narrative',
-  exportDimension: 'export',
-  validateSignalDefinition: 'signalTool',
-  compileSignalDefinition: 'signalTool',
-} as const satisfies Partial<Record<OperationId, CostKind>>;
+/** True when `value` names a limited kind of costly work. */
+export const isCostKind = (value: unknown): value is CostKind => typeof value === 'string' && (COST_KINDS as readonly string[]).includes(value);
 
 /** Retry-After of a refused export: an export's end cannot be foreseen. */
 const EXPORT_RETRY_AFTER_S = 10;
@@ -21,28 +17,32 @@ const EXPORT_RETRY_AFTER_S = 10;
 /** Releases what an admitted call holds (a concurrent-export slot); a no-op for per-minute limits. */
 export type Release = () => void;
 
+/** The port of the limits on costly work: admits a call or refuses it with 429. */
+export interface CostLimiter {
+  /** Resolves to the release of what the call holds, or throws the 429 problem (with Retry-After). */
+  admit(kind: CostKind, caller: Caller): Promise<Release>;
+}
+
 /**
  * Limits per caller (`Caller.limitKey`): narratives and signal tool runs per minute (fixed one-minute windows),
  * and exports running at once. Counters live in this process (rate-limiter-flexible's memory store).
  */
-export class CostLimits {
+export class CostLimits implements CostLimiter {
   private readonly perMinute: Partial<Record<Exclude<CostKind, 'export'>, RateLimiterMemory>> = {};
   private readonly exports: RateLimiterMemory | null;
 
   constructor(private readonly config: CostLimitsConfig) {
     if (config.narrativesPerMinute > 0) this.perMinute.narrative = new RateLimiterMemory({ keyPrefix: 'narrative', points: config.narrativesPerMinute, duration: 60 });
-    if (config.signalToolsPerMinute > 0) this.perMinute.signalTool = new RateLimiterMemory({ keyPrefix: 'signal-tools', points: config.signalToolsPerMinute, duration: 60 });
+    if (config.signalToolsPerMinute > 0) this.perMinute['signal-tool'] = new RateLimiterMemory({ keyPrefix: 'signal-tools', points: config.signalToolsPerMinute, duration: 60 });
     // duration 0: points are never reset by time, only given back when an export ends
     this.exports = config.exportsPerCaller > 0 ? new RateLimiterMemory({ keyPrefix: 'exports', points: config.exportsPerCaller, duration: 0 }) : null;
   }
 
   /**
-   * Admits one call of `operationId` for `caller`: resolves to its release, or throws 429 problem with
+   * Admits one call of costly work of `kind` for `caller`: resolves to its release, or throws 429 problem with
    * Retry-After. A refused call takes nothing: a refused export gives its point back at once.
    */
-  async admit(operationId: string, caller: Caller): Promise<Release> {
-    const kind = (LIMITED_OPERATIONS as Record<string, CostKind | undefined>)[operationId];
-    if (kind === undefined) return noop;
+  async admit(kind: CostKind, caller: Caller): Promise<Release> {
     if (kind === 'export') return this.admitExport(caller);
     const limiter = this.perMinute[kind];
     if (limiter === undefined) return noop;

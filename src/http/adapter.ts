@@ -4,8 +4,7 @@ import type { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { Readable } from 'node:stream';
 import { localCaller, type Caller } from '../auth/caller.js';
-import { LIMITED_OPERATIONS } from '../auth/cost-limits.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../ports.js';
 import { ScopedTenants } from '../tenants/tenants.js';
 import { anonymousCaller, authenticate, authorize, privateToCaller, unauthorized, type AccessRule } from './access.js';
 import { auditRecordOf, type AuditDetails, type AuditRecord, type NamedTargets } from './audit.js';
@@ -80,7 +79,6 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
   };
   for (const operationId of Object.keys(handlers) as OperationId[]) {
     const rule = ruleOf(operationId);
-    const limited = operationId in LIMITED_OPERATIONS;
     api.register(operationId, async (c: Context, ctx: Koa.Context) => {
       ctx.state[OPERATION_STATE] = operationId;
       const record = auditRecordOf(ctx, operationId, rule.audited);
@@ -88,7 +86,7 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
       record.caller ??= caller;
       const input = toInput(c, ctx, caller);
       record.named = () => namedIn([input.path, input.query, input.body]);
-      if (limited) ctx.res.once('close', await deps.limits.admit(operationId, caller));
+      if (rule.cost !== null) ctx.res.once('close', await deps.limits.admit(rule.cost, caller));
       let requestDeps = deps;
       if (rule.role !== null) {
         // Every tenant lookup of the handler goes through the caller's scope; outside it, a tenant does not exist.

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { operations } from '../../generated/openapi.js';
 import type { Caller } from '../auth/caller.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../ports.js';
 import type { AuditDetails } from './audit.js';
 import type { EncodedJson } from './encoded-json.js';
 

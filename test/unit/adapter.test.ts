@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Document } from 'openapi-backend';
 import { CostLimits } from '../../src/auth/cost-limits.js';
-import type { Deps } from '../../src/deps.js';
+import type { Deps } from '../../src/ports.js';
 import { accessRules } from '../../src/http/access.js';
 import { contractMiddleware, createContractBackend } from '../../src/http/adapter.js';
 import { EncodedJson } from '../../src/http/encoded-json.js';
