@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /** Validated, frozen server configuration (docs/configuration.md). */
@@ -47,6 +48,11 @@ export interface Config {
    * The default, 128 MB, holds the names of about three tenants of 200,000 search items each.
    */
   readonly searchMemoryBytes: number;
+  /**
+   * SEARCH_HIT_READER: search hits are read in a worker thread while searches come (docs/decisions/0008); off by
+   * default where the machine has one core, whose time the thread would only take from the main thread.
+   */
+  readonly searchHitReader: boolean;
   /**
    * TENANT_HANDLES_MAX: open tenant connections (KLS files), and as many open search sidecars, beyond which
    * idle ones are closed, least recently used first, and reopened on demand.
@@ -112,8 +118,11 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads every variable of docs/configuration.md from `env`, validates them together, and returns a frozen Config. */
-export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
+/**
+ * Reads every variable of docs/configuration.md from `env`, validates them together, and returns a frozen Config.
+ * `cores` (os.availableParallelism) decides the defaults of the worker threads kept for speed.
+ */
+export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number = os.availableParallelism()): Config {
   const problems: string[] = [];
   const text = (name: string): string | null => {
     const value = env[name];
@@ -231,6 +240,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     signalCompilerCmd: argumentVector('SIGNAL_COMPILER_CMD'),
     signalToolTimeoutMs: integer('SIGNAL_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
     searchMemoryBytes: integer('SEARCH_MEMORY_MB', 128, 0, 1_048_576) * 1024 * 1024,
+    searchHitReader: oneOf('SEARCH_HIT_READER', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
     tenantHandlesMax: integer('TENANT_HANDLES_MAX', 64, 1, 65_536),
     responseValidation: oneOf('RESPONSE_VALIDATION', ['on', 'off'] as const, 'on') === 'on',
     corsOrigins: (text('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),

@@ -115,4 +115,11 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ ALLOWED_HOSTS: entry }), entry).to.throw(ConfigError, /ALLOWED_HOSTS entries must be host names/);
     }
   });
+
+  it('reads search hits in a thread by default only where there is more than one core', () => {
+    expect(loadConfig({}, '/srv', 2).searchHitReader).to.equal(true);
+    expect(loadConfig({}, '/srv', 1).searchHitReader).to.equal(false);
+    expect(loadConfig({ SEARCH_HIT_READER: 'on' }, '/srv', 1).searchHitReader).to.equal(true);
+    expect(loadConfig({ SEARCH_HIT_READER: 'off' }, '/srv', 8).searchHitReader).to.equal(false);
+  });
 });
