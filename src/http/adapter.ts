@@ -10,6 +10,7 @@ import { ScopedTenants } from '../tenants/tenants.js';
 import { accessRules, anonymousCaller, authenticate, authorize, privateToCaller, unauthorized, type AccessRule } from './access.js';
 import { AUDIT_STATE, type AuditRecord } from './audit.js';
 import { readJsonBody } from './body.js';
+import { deprecationHeaders, deprecationsOf, type Deprecations } from './deprecation.js';
 import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
 import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
 import { EncodedJson } from './encoded-json.js';
@@ -67,6 +68,7 @@ export async function createContractBackend(definition: Document): Promise<OpenA
 export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, deps: Deps): Koa.Middleware {
   const rules = accessRules(deps.contract.document as Parameters<typeof accessRules>[0]);
   const verifier = deps.tokens;
+  const deprecations = deprecationsOf(deps.contract.document);
   const ruleOf = (operationId: string): AccessRule => {
     const rule = rules.get(operationId);
     if (rule === undefined) throw new Error(`no access rule for ${operationId}`);
@@ -92,7 +94,7 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
       const handler = handlers[operationId] as (input: Input<OperationId>, deps: Deps) => Promise<AnyResult>;
       const result = await handler(input, requestDeps);
       if (record.write) record.ids = { ...namedIds(input), ...result.touched };
-      send(ctx, api, c.operation, result, deps.config.responseValidation);
+      send(ctx, api, c.operation, result, deps.config.responseValidation, deprecations);
     });
   }
   // The contract's `security` is judged once more before the handler (it fails closed): the token was verified
@@ -221,7 +223,7 @@ function toInput(c: Context, ctx: Koa.Context, caller: Caller): Input<OperationI
   };
 }
 
-function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, result: AnyResult, validate: boolean): void {
+function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, result: AnyResult, validate: boolean, deprecations: Deprecations): void {
   const declared = (operation.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
   const response = declared[String(result.status)];
   if (response === undefined) {
@@ -246,6 +248,8 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, resul
     }
   }
   if (result.headers !== undefined) for (const name of Object.keys(result.headers)) ctx.res.setHeader(name, result.headers[name]!);
+  const deprecation = deprecationHeaders(deprecations, operation.operationId as string, { query: ctx.query, headers: ctx.headers });
+  if (deprecation !== null) for (const name of Object.keys(deprecation)) ctx.res.setHeader(name, deprecation[name]!);
 
   const etag = result.headers?.ETag;
   if (result.status === 200 && etag !== undefined && declared['304'] !== undefined && matchesEtag(ctx.get('if-none-match'), etag)) {
