@@ -5,22 +5,37 @@ import { pathToFileURL } from 'node:url';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import addFormats from 'ajv-formats';
 import YAML from 'yaml';
-import { listReleases } from '../../contract/compat/releases.js';
+import { contractChanges } from '../../contract/compat/gate.js';
+import { listReleases, readContract, type Release } from '../../contract/compat/releases.js';
 import { formatVersion } from '../../contract/compat/semver.js';
 import { contractExamples, type OperationExample } from '../helpers/contract-examples.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { generatorArguments, runPackageBin } from './generator.js';
 
-// Yesterday's client, run today: a client generated from the latest released contract (contract/releases/) by the
-// command of `npm run generate:client` calls every operation of that contract with that contract's examples against
+// Yesterday's client, run today: a client generated from a released contract (contract/releases/: the latest, and
+// those before it that no breaking change separates from it) by the command of `npm run generate:client` calls every operation of that contract with that contract's examples against
 // today's server, and each answer is judged by the released contract: a status it declares, a 2xx one, and a body
 // valid against its schema. Clients ignore response members they do not know (docs/versioning.md), so the released
 // schemas are read without `additionalProperties: false`: what a later version adds is allowed, nothing else is.
 
 const ANTHROPIC_KEY = 'sk-ant-test-released-0815';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-const release = listReleases(process.cwd()).at(-1)!;
+
+/**
+ * The releases whose generated clients today's server must serve: the latest, and each one before it from which no
+ * breaking change leads to the latest (after a breaking change, the clients before it may fail by design).
+ */
+function supportedReleases(): Release[] {
+  const releases = listReleases(process.cwd());
+  const supported = [releases.at(-1)!];
+  for (let i = releases.length - 2; i >= 0; i--) {
+    const changes = contractChanges(readContract(releases[i]!.file), readContract(releases[i + 1]!.file));
+    if (changes.some((change) => change.kind === 'breaking')) break;
+    supported.push(releases[i]!);
+  }
+  return supported;
+}
 
 /** What a generated SDK function answers (the fetch client's result). */
 interface Outcome {
@@ -80,7 +95,7 @@ async function newCell(call: (operationId: string, request: OperationExample) =>
   return { cell_id: cells.at(-1)!.id };
 }
 
-describe(`a client generated from the released contract ${formatVersion(release.version)} (contract/releases/), run against today's server`, function () {
+for (const release of supportedReleases()) describe(`a client generated from the released contract ${formatVersion(release.version)} (contract/releases/), run against today's server`, function () {
   this.timeout(120_000);
   let work: { dir: string; remove: () => void };
   let anthropic: FakeAnthropic;
