@@ -96,7 +96,7 @@ export function judge(before: Contract, after: Contract, section: ChangelogSecti
   }
   for (const change of relevant) {
     const need = NEEDED[change.kind];
-    if (bump !== null && !allows(bump, need)) {
+    if (bump === null || !allows(bump, need)) {
       const version = formatVersion(nextVersion(from, need));
       violations.push({ change, message: `${describe(change)}: ${change.kind} change needs version ${version} or later (${versions})` });
     }
