@@ -1172,9 +1172,12 @@ export interface paths {
          *     `dim` when given), its fan-out is the number of distinct nodes of `b` those
          *     shared members are attached to. The answer is the distribution of fan-outs:
          *     how many nodes of `a` map to 1, 2, ... nodes of `b`, ordered by `fanout`,
-         *     plus its maximum and mean (rounded to 4 decimals). Only direct attachments
-         *     count (a member of a child node does not count for the parent). Without shared
-         *     members, `nodes`, `max` and `mean` are 0 and `distribution` is empty.
+         *     plus its maximum and mean (rounded to 4 decimals), and `nodeFanouts`: each of
+         *     those nodes with its name and fan-out, largest fan-out first, then by `node_id`
+         *     (names hold all three languages, as everywhere; the order does not depend on a
+         *     language, so the operation takes no `locale`). Only direct attachments count (a
+         *     member of a child node does not count for the parent). Without shared members,
+         *     `nodes`, `max` and `mean` are 0 and `distribution` and `nodeFanouts` are empty.
          *
          *     Example on the demo data: with `dim=CostCentre`, the 5 nodes of
          *     `cost_structure` sharing cost centres with `service_lines` fan out to 1
@@ -3448,6 +3451,23 @@ export interface components {
              * @example 1.25
              */
             mean: number;
+            /**
+             * @description Each node of `a` with at least one shared member and its fan-out, ordered by
+             *     `fanout` descending, then by `node_id`; one entry per node counted in `nodes`.
+             */
+            nodeFanouts: components["schemas"]["NodeFanout"][];
+        };
+        /** @description One node of `a` and the number of distinct nodes of `b` its shared members reach. */
+        NodeFanout: {
+            /** @description The node of `a`. */
+            node_id: components["schemas"]["NodeId"];
+            /** @description Name of the node (the node ID in all three variants when the data has none). */
+            node_name: components["schemas"]["LocalizedText"];
+            /**
+             * @description Number of distinct nodes of `b` reached.
+             * @example 3
+             */
+            fanout: number;
         };
         /** @description Nodes of `a` with one fan-out value. */
         FanoutBucket: {
@@ -6542,7 +6562,54 @@ export interface operations {
                      *         }
                      *       ],
                      *       "max": 5,
-                     *       "mean": 2.4
+                     *       "mean": 2.4,
+                     *       "nodeFanouts": [
+                     *         {
+                     *           "node_id": "physicians",
+                     *           "node_name": {
+                     *             "en": "Physicians",
+                     *             "de": "Ärzteschaft",
+                     *             "fr": "Corps médical"
+                     *           },
+                     *           "fanout": 5
+                     *         },
+                     *         {
+                     *           "node_id": "nursing",
+                     *           "node_name": {
+                     *             "en": "Nursing",
+                     *             "de": "Pflege",
+                     *             "fr": "Soins infirmiers"
+                     *           },
+                     *           "fanout": 3
+                     *         },
+                     *         {
+                     *           "node_id": "medical_services",
+                     *           "node_name": {
+                     *             "en": "Medical services",
+                     *             "de": "Medizinische Dienste",
+                     *             "fr": "Services médicaux"
+                     *           },
+                     *           "fanout": 2
+                     *         },
+                     *         {
+                     *           "node_id": "infrastructure",
+                     *           "node_name": {
+                     *             "en": "Infrastructure and IT",
+                     *             "de": "Infrastruktur und Informatik",
+                     *             "fr": "Infrastructure et informatique"
+                     *           },
+                     *           "fanout": 1
+                     *         },
+                     *         {
+                     *           "node_id": "therapy",
+                     *           "node_name": {
+                     *             "en": "Therapies",
+                     *             "de": "Therapien",
+                     *             "fr": "Thérapies"
+                     *           },
+                     *           "fanout": 1
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["TaxonomyFanout"];

@@ -9,6 +9,7 @@ import { ScopedTenants } from '../tenants/tenants.js';
 import { anonymousCaller, authenticate, authorize, privateToCaller, unauthorized, type AccessRule } from './access.js';
 import { auditRecordOf, type AuditDetails, type AuditRecord, type NamedTargets } from './audit.js';
 import { readJsonBody } from './body.js';
+import { deprecationHeaders, deprecationsOf, type Deprecations } from './deprecation.js';
 import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
 import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
 import { EncodedJson } from './encoded-json.js';
@@ -72,6 +73,7 @@ export async function createContractBackend(definition: Document, compiled = tru
  */
 export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<string, AccessRule>, handlers: HandlerMap, deps: Deps, problems: ProblemCheck): Koa.Middleware {
   const verifier = deps.tokens;
+  const deprecations = deprecationsOf(deps.contract.document);
   const ruleOf = (operationId: string): AccessRule => {
     const rule = rules.get(operationId);
     if (rule === undefined) throw new Error(`no access rule for ${operationId}`);
@@ -98,7 +100,7 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
       const result = await handler(input, requestDeps);
       if (result.touched !== undefined) record.created = result.touched;
       if (result.audit !== undefined) record.details = result.audit;
-      send(ctx, api, problems, c.operation, result, deps.config.responseValidation);
+      send(ctx, api, problems, c.operation, result, deps.config.responseValidation, deprecations);
     });
   }
   // The contract's `security` is judged once more before the handler (it fails closed): the token was verified
@@ -224,7 +226,7 @@ function toInput(c: Context, ctx: Koa.Context, caller: Caller): Input<OperationI
   };
 }
 
-function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, operation: Operation, result: AnyResult, validate: boolean): void {
+function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, operation: Operation, result: AnyResult, validate: boolean, deprecations: Deprecations): void {
   const operationId = operation.operationId as string;
   const declared = (operation.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
   const response = declared[String(result.status)];
@@ -252,6 +254,8 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, ope
     }
   }
   if (result.headers !== undefined) for (const name of Object.keys(result.headers)) ctx.res.setHeader(name, result.headers[name]!);
+  const deprecation = deprecationHeaders(deprecations, operation.operationId as string, { query: ctx.query, headers: ctx.headers });
+  if (deprecation !== null) for (const name of Object.keys(deprecation)) ctx.res.setHeader(name, deprecation[name]!);
 
   const etag = result.headers?.ETag;
   if (result.status === 200 && etag !== undefined && declared['304'] !== undefined && matchesEtag(ctx.get('if-none-match'), etag)) {

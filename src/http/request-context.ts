@@ -70,7 +70,7 @@ export function cors(origins: readonly string[]): Koa.Middleware {
     }
     ctx.vary('Origin');
     ctx.set('Access-Control-Allow-Origin', origin);
-    ctx.set('Access-Control-Expose-Headers', 'ETag, Content-Disposition, Retry-After, WWW-Authenticate, X-Build-Label, X-Request-Id, X-Export-Truncated');
+    ctx.set('Access-Control-Expose-Headers', 'ETag, Content-Disposition, Retry-After, WWW-Authenticate, X-Build-Label, X-Request-Id, X-Export-Truncated, Deprecation, Sunset, Link');
     // A preflight is answered here, before any token check: browsers never send credentials on it.
     if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method') !== '') {
       ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE');
