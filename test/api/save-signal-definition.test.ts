@@ -18,8 +18,11 @@ describe('POST /api/probe-builder/save', function () {
 
   it('writes signals/<probe_id>.yaml, then overwrites it only with force=true', async () => {
     const file = path.join(server.dataDir, 'afs', 'signals', 'probe_saved_once.yaml');
+    const parser = server.deps.signalTools.definitions.parser;
+    const parsed = parser.parses;
     const res = await save({ probe_id: 'probe_saved_once', yaml: signalYaml('probe_saved_once') });
     expect(res.status).to.equal(200);
+    expect(parser.parses, 'the YAML is checked in the parser\'s thread').to.equal(parsed + 1);
     expect(res.body).to.deep.equal({ saved: true, path: 'signals/probe_saved_once.yaml' });
     expect(fs.readFileSync(file, 'utf8')).to.equal(signalYaml('probe_saved_once'));
     expectProblem(await save({ probe_id: 'probe_saved_once', yaml: `${signalYaml('probe_saved_once')}# v2\n` }), 409);
@@ -43,17 +46,18 @@ describe('POST /api/probe-builder/save', function () {
     expect(listTree(path.join(server.dataDir, 'afs', 'signals')).filter((name) => name.endsWith('.tmp'))).to.deep.equal([]);
   });
 
-  it('answers 400 for a bad probe_id, YAML that does not parse, a different probe_id, alias bombs and deep nesting', async () => {
+  it('answers 400 for a bad probe_id, YAML that does not parse, a different probe_id, alias bombs, deep nesting and duplicate keys', async () => {
     const before = listTree(path.join(server.dataDir, 'afs'));
     for (const probeId of ['hyp_x', 'probe_../../../tmp/x', 'probe_X', '../probe_x', 'probe_']) {
       expectProblem(await save({ probe_id: probeId, yaml: signalYaml(probeId) }), 400);
     }
     const cases = [
-      { yaml: 'probe_id: probe_bad\ncontract: {a: [1\n', detail: /does not parse/ },
+      { yaml: 'probe_id: probe_bad\ncontract: {a: [1\n', detail: /yaml is refused: YAML syntax/ },
       { yaml: signalYaml('probe_other'), detail: /differs/ },
       { yaml: 'type: signal\n', detail: /differs/ },
       { yaml: ALIAS_BOMB.replace('probe_bomb', 'probe_bad'), detail: /aliases/ },
-      { yaml: deepFlow(100_000, 'probe_bad'), detail: /nesting/ },
+      { yaml: deepFlow(8_000, 'probe_bad'), detail: /nesting is too deep/ },
+      { yaml: 'probe_id: probe_bad\ntype: signal\ntype: signal\n', detail: /the key "type" appears twice in one mapping \(line 3\)/ },
     ];
     for (const { yaml, detail } of cases) {
       const started = Date.now();
