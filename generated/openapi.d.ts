@@ -717,8 +717,9 @@ export interface paths {
          *     409 when the file exists and `force` is not `true`. 413 for a body over 1 MiB.
          *     A refused save writes nothing.
          *
-         *     **Role** (with sign-in): `admin` (the signal definitions are shared by all
-         *     tenants).
+         *     **Role** (with sign-in): `admin`, and `*` in the token's tenants claim: the
+         *     signal definitions are shared by all tenants, so a token scoped to some tenants
+         *     (or to none) gets 403 and nothing is written.
          */
         post: operations["saveSignalDefinition"];
         delete?: never;
