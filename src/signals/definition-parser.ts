@@ -19,8 +19,9 @@ export interface ParserLimits {
 
 /**
  * The limits the server runs with. The slowest text within the size limit takes about 300 ms in a new thread and
- * 60-100 ms in a warm one on a two-core machine busy with other work (docs/decisions/0010-definition-yaml-off-the-main-thread.md);
- * the time limit is a safety net far above that, not the bound a caller meets.
+ * 60-100 ms in a warm one on a two-core machine busy with other work
+ * (docs/decisions/0010-definition-yaml-off-the-main-thread.md): the time limit is a safety net far above that,
+ * not the bound a caller meets.
  */
 export const PARSER_LIMITS: ParserLimits = { timeoutMs: 2000, startTimeoutMs: 30_000, idleMs: 30_000, oldGenerationMb: 64, youngGenerationMb: 4 };
 
