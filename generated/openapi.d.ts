@@ -633,8 +633,14 @@ export interface paths {
          *
          *     The AFS is shared by all tenants; `tenant` must exist (404) and decides
          *     `applicable`: a signal is applicable when its source table and the columns it
-         *     uses exist in that tenant's Gold tables. A file that cannot be read or parsed is
-         *     still listed, with `error` set and the fields it could not provide `null`.
+         *     uses exist in that tenant's Gold tables. A file that cannot be read, is larger
+         *     than 65,536 bytes, does not parse or breaks a limit of the definition language
+         *     (the limits of validate), or is a symbolic link (links are never followed) is
+         *     still listed, with `error` saying why and the fields it could not provide
+         *     `null`. A folder that is a symbolic link is not read: its files are not listed.
+         *     Files are parsed outside the request path, each at most once while its device,
+         *     inode, size and modification time stay the same; a file whose parse takes longer
+         *     than 2 s is listed with `error` (too costly) until it changes.
          *
          *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
@@ -660,9 +666,11 @@ export interface paths {
          *     folder (`probe_` signals, `assessment_` perspectives, `hyp_` theses, `diag_`
          *     verdicts). `tenant` must exist (404), as for the list.
          *
-         *     404 when the tenant is unknown or no definition has that `probe_id`; 409 for
-         *     an ambiguous tenant slug; 400 when `probe_id` breaks the pattern (nothing
-         *     outside the four AFS folders is ever read).
+         *     404 when the tenant is unknown or no definition has that `probe_id`, and when
+         *     the definition's file (or its folder) is a symbolic link, which the server
+         *     never follows, or is larger than 4 MiB (the `detail` says which); 409 for an
+         *     ambiguous tenant slug; 400 when `probe_id` breaks the pattern (nothing outside
+         *     the four AFS folders is ever read). The text is returned as it is, not parsed.
          *
          *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
@@ -687,21 +695,31 @@ export interface paths {
         /**
          * Save a signal definition
          * @description Writes `yaml` to `signals/<probe_id>.yaml` in the AFS (only signals can be
-         *     saved). The YAML must parse and its top-level `probe_id` must equal the
-         *     request's `probe_id`; the contract itself is not checked (use validate), so
-         *     drafts can be saved. The file is written atomically: a temporary file in
-         *     `signals/`, then a rename (`force=true`) or a hard link that fails when the
-         *     target exists, so of two concurrent saves of a new `probe_id` without `force`
-         *     exactly one succeeds and the other is 409. Nothing outside `AFS_DIR/signals`
-         *     is written.
+         *     saved). The YAML must parse within the limits of the definition language and
+         *     its top-level `probe_id` must equal the request's `probe_id`; the contract
+         *     itself is not checked (use validate), so drafts can be saved. The file is
+         *     written atomically: a temporary file in `signals/`, then a rename (`force=true`)
+         *     or a hard link that fails when the target exists, so of two concurrent saves of
+         *     a new `probe_id` without `force` exactly one succeeds and the other is 409.
+         *     Nothing outside `AFS_DIR/signals` is written.
+         *
+         *     **Limits** (as for validate): `yaml` has at most 16,384 characters (`maxLength`)
+         *     and no NUL character; at most 64 unclosed flow brackets (`[`, `{`) and block
+         *     content starting at most at column 256; nesting at most 16 levels deep; at most
+         *     8 aliases, 4,000 nodes (scalars, keys, mappings, lists, aliases), 100 keys per
+         *     mapping and 1,000 items per list; keys are plain values and none appears twice
+         *     in one mapping. The YAML is parsed outside the request path with a time limit of
+         *     2 s; a text that takes longer is refused as too costly.
          *
          *     400 when `probe_id` does not match `^probe_[a-z][a-z0-9_]*$`, the YAML does not
-         *     parse (nesting deeper than 16 levels and more than 8 aliases count as not
-         *     parsing), or its `probe_id` differs. 409 when the file exists and `force` is
-         *     not `true`. 413 for a body over 1 MiB.
+         *     parse or breaks a limit (`errors[0].message` names it, for example `yaml is
+         *     refused: a mapping has more than 100 keys (line 2)`), or its `probe_id` differs.
+         *     409 when the file exists and `force` is not `true`. 413 for a body over 1 MiB.
+         *     A refused save writes nothing.
          *
-         *     **Role** (with sign-in): `admin` (the signal definitions are shared by all
-         *     tenants).
+         *     **Role** (with sign-in): `admin`, and `*` in the token's tenants claim: the
+         *     signal definitions are shared by all tenants, so a token scoped to some tenants
+         *     (or to none) gets 403 and nothing is written.
          */
         post: operations["saveSignalDefinition"];
         delete?: never;
@@ -729,9 +747,17 @@ export interface paths {
          *     YAML that does not parse included, are a 200 answer with `valid: false` and
          *     one entry per problem; `tenant` errors (404, 409, 503) are HTTP errors.
          *     Each entry names the member's path in the document and its line, e.g.
-         *     `contract.where[1].op: unknown operator "gt" (line 12)`. Nesting deeper
-         *     than 16 levels, more than 8 aliases, unclosed brackets beyond 64 and texts
-         *     over 262,144 characters are refused before the YAML is parsed further.
+         *     `contract.where[1].op: unknown operator "gt" (line 12)`.
+         *
+         *     **Limits**, which keep every check cheap: `yaml` has at most 16,384 characters
+         *     (`maxLength`: a longer text is a 400 problem) and no NUL character; before
+         *     parsing, at most 64 unclosed flow brackets (`[`, `{`) and block content starting
+         *     at most at column 256; after parsing, nesting at most 16 levels deep, at most 8
+         *     aliases, 4,000 nodes (scalars, keys, mappings, lists, aliases), 100 keys per
+         *     mapping and 1,000 items per list; keys are plain values and none appears twice
+         *     in one mapping. A text past one of them is answered `valid: false` with one
+         *     error naming it and `path: null`, for example `a mapping has more than 100
+         *     keys (line 2)` or `the key "source" appears twice in one mapping (line 9)`.
          *
          *     The bundled checker runs in a warm worker process (restarted when it dies);
          *     a configured `SIGNAL_CHECKER_CMD` runs once per request with the file path as
@@ -768,7 +794,9 @@ export interface paths {
          *     it yields the signal's findings. On failure (YAML that does not parse, an
          *     invalid contract, a definition that is not a signal, or with `tenant` a source
          *     table or column missing from that tenant's Gold tables) the answer is still
-         *     200, with `ok: false` and one entry per problem.
+         *     200, with `ok: false` and one entry per problem. The limits of validate apply:
+         *     a text longer than 16,384 characters is a 400 problem (`maxLength`), a text past
+         *     another limit is `ok: false` with one error naming it.
          *
          *     Table and column names are checked (`^[a-z_][a-z0-9_]*$`, the source
          *     `^gold_[a-z0-9_]*$`) and double-quoted, values are emitted as quoted literals
@@ -2709,7 +2737,9 @@ export interface components {
              */
             applicable: boolean | null;
             /**
-             * @description Why the file cannot be read or parsed, `null` when it can.
+             * @description Why the file cannot be read (a symbolic link, larger than 65,536 bytes, not
+             *     readable) or parsed within the limits of the definition language (a syntax
+             *     error, a limit it breaks, a parse longer than 2 s), `null` when it can.
              * @example null
              */
             error: string | null;
@@ -2730,7 +2760,7 @@ export interface components {
             /** @description ID of the signal; the file is `signals/<probe_id>.yaml`. */
             probe_id: components["schemas"]["SignalProbeId"];
             /**
-             * @description The YAML text; must parse, and its `probe_id` must equal `probe_id`.
+             * @description The YAML text; must parse within the limits of the definition language, and its `probe_id` must equal `probe_id`.
              * @example probe_id: probe_demo_saved
              *     type: signal
              */
@@ -2752,7 +2782,7 @@ export interface components {
         /** @description A definition to check or compile. */
         SignalYamlRequest: {
             /**
-             * @description The YAML text of the definition.
+             * @description The YAML text of the definition (the operation names the other limits).
              * @example probe_id: probe_demo_saved
              *     type: signal
              */
