@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openAppDatabase } from './appdb/app-database.js';
-import { CostLimits } from './auth/cost-limits.js';
+import { createCostLimiter } from './auth/create-cost-limiter.js';
 import { createOidcVerifier, IssuerUnusable, type OidcTiming, type TokenVerifier } from './auth/oidc.js';
 import { readBuildLabel } from './build-label.js';
 import { ConfigError, type Config } from './config.js';
@@ -65,6 +65,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   scanTimer?.unref();
 
   const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), (kind) => metrics.appDbErrors.inc({ kind }));
+  const limits = await createCostLimiter(config, log);
   const home = os.homedir();
   const signalTools = new SignalTools(
     config.signalCheckerCmd === null ? bundledCommand('checker') : { argv: config.signalCheckerCmd, bundled: false },
@@ -86,7 +87,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     signalTools,
     searchIndexes,
     tokens,
-    limits: new CostLimits(config.limits),
+    limits,
     metrics,
     async close() {
       clearInterval(scanTimer);
@@ -94,6 +95,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
       signalTools.close();
       await store?.close();
       tenants.close();
+      await limits.close();
       await appDb.close();
     },
   };
