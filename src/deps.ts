@@ -19,6 +19,7 @@ import type { Deps } from './ports.js';
 // on first use only (about 35 MB of an idle server's RSS otherwise); `import type` costs nothing at run time.
 import type { CodeHost } from './drift/code-host.js';
 import { DriftCache } from './drift/drift-cache.js';
+import { Drain } from './health/drain.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import type { KlsStore } from './store/kls-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
@@ -88,6 +89,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     searchIndexes,
     tokens,
     limits,
+    drain: new Drain(),
     metrics,
     async close() {
       clearInterval(scanTimer);
