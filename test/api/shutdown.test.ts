@@ -5,7 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { generateDemo } from '../../src/demo/generate.js';
-import { demoTemplateDir, tempDir } from '../helpers/server.js';
+import { demoTemplateDir, startTestServer, tempDir } from '../helpers/server.js';
 
 const ROWS = 100_000; // materials rows per tenant: an export that a paused client keeps running
 
@@ -63,8 +63,11 @@ function getOnce(port: number, pathAndQuery: string): Promise<{ status: number; 
 }
 
 /** Starts an export and stops reading after its first bytes; `rest()` reads it to its end (or its cut). */
-async function pausedExport(port: number): Promise<{ status: number; rest: () => Promise<{ text: string; complete: boolean }> }> {
-  const request = http.get({ host: '127.0.0.1', port, path: '/kantonsspital/dimensions/materials/export', agent: false });
+async function pausedExport(
+  port: number,
+  agent: http.Agent | false = false,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; socket: net.Socket; rest: () => Promise<{ text: string; complete: boolean }> }> {
+  const request = http.get({ host: '127.0.0.1', port, path: '/kantonsspital/dimensions/materials/export', agent });
   const response = await new Promise<http.IncomingMessage>((resolve, reject) => request.once('response', resolve).once('error', reject));
   const chunks: Buffer[] = [];
   await new Promise<void>((resolve) => {
@@ -78,6 +81,8 @@ async function pausedExport(port: number): Promise<{ status: number; rest: () =>
   });
   return {
     status: response.statusCode ?? 0,
+    headers: response.headers,
+    socket: response.socket,
     rest: () =>
       new Promise((resolve) => {
         const text = () => Buffer.concat(chunks).toString();
@@ -153,6 +158,26 @@ describe('graceful shutdown (src/main.ts, src/server.ts)', function () {
       expect(text.split('\r\n').length).to.be.below(ROWS + 1);
     } finally {
       server.child.kill('SIGKILL');
+    }
+  });
+
+  it('ends a keep-alive connection as soon as its answer has ended once the server stops accepting', async () => {
+    const server = await startTestServer({ dataDir: data.dir });
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const running = await pausedExport(server.port, agent);
+      expect(running.headers.connection).to.equal('keep-alive');
+      const closed = new Promise<number>((resolve) => running.socket.once('close', () => resolve(performance.now())));
+      const stopped = server.stop(60_000, 0);
+      const { complete } = await running.rest();
+      const ended = performance.now();
+      expect(complete).to.equal(true);
+      // without closing it, the connection would stay open for the 5 s keep-alive timeout, and the stop with it
+      expect((await closed) - ended).to.be.below(2500);
+      await stopped;
+    } finally {
+      agent.destroy();
+      await server.close();
     }
   });
 
