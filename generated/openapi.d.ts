@@ -39,6 +39,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Answers 200 while the server process runs and its event loop turns, whatever its
+         *     databases, files or store say, also while it drains after SIGTERM: a failing
+         *     liveness probe means "restart me". No token needed, never cached
+         *     (`Cache-Control: no-store`).
+         */
+        get: operations["getHealthLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Whether this instance should receive traffic: 200 when it can serve, 503 (schema
+         *     `NotReady`, `application/json`, not a problem) with the reason when it cannot. It
+         *     is not ready while the server is stopping (from the SIGTERM on, while requests in
+         *     flight still finish: `reason` `shutting-down`), while the app database does not
+         *     answer (`app-database-unreachable`), while `KLS_DIR` (store mode: the download
+         *     cache) cannot be read (`kls-dir-unreadable`), and in store mode until the first
+         *     sync with the object store has finished (`store-not-initialized`) or while the
+         *     store has never been reachable since the start and no tenant file is cached
+         *     (`object-store-unreachable`). Tenant files are opened before the server listens;
+         *     a tenant whose file does not open makes `GET /health` `degraded`, not this 503.
+         *     No token needed, never cached (`Cache-Control: no-store`).
+         */
+        get: operations["getHealthReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/identity": {
         parameters: {
             query?: never;
@@ -1851,6 +1904,63 @@ export interface components {
             mode?: "local" | "store";
             /** @description Build label of the running server, when known. */
             version?: components["schemas"]["BuildLabel"];
+        };
+        /** @description Body of the liveness answer. */
+        Liveness: {
+            /**
+             * @description Always `live`.
+             * @example live
+             * @enum {string}
+             */
+            status: "live";
+            version: components["schemas"]["BuildLabel"];
+        };
+        /** @description Body of the 200 readiness answer. */
+        Ready: {
+            /**
+             * @description Always `ready`.
+             * @example ready
+             * @enum {string}
+             */
+            status: "ready";
+            /**
+             * @description Runtime mode (`KLS_MODE`).
+             * @example local
+             * @enum {string}
+             */
+            mode: "local" | "store";
+            version: components["schemas"]["BuildLabel"];
+        };
+        /** @description Body of the 503 readiness answer. */
+        NotReady: {
+            /**
+             * @description Always `not_ready`.
+             * @example not_ready
+             * @enum {string}
+             */
+            status: "not_ready";
+            /**
+             * @description Why the instance is not ready, the first that applies in this order:
+             *     `shutting-down` (SIGTERM received), `app-database-unreachable`,
+             *     `kls-dir-unreadable`, `object-store-unreachable` (store mode: never reached since
+             *     the start, nothing cached), `store-not-initialized` (store mode: first sync not
+             *     finished).
+             * @example app-database-unreachable
+             * @enum {string}
+             */
+            reason: "shutting-down" | "app-database-unreachable" | "kls-dir-unreadable" | "store-not-initialized" | "object-store-unreachable";
+            /**
+             * @description The reason in words, for a person reading a probe's answer.
+             * @example the app database does not answer
+             */
+            detail: string;
+            /**
+             * @description Runtime mode (`KLS_MODE`).
+             * @example local
+             * @enum {string}
+             */
+            mode: "local" | "store";
+            version: components["schemas"]["BuildLabel"];
         };
         /**
          * @description Who the server takes the caller to be, and what it may do. Without sign-in: the
@@ -4396,6 +4506,84 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["HealthError"];
+                };
+            };
+        };
+    };
+    getHealthLive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process runs. */
+            200: {
+                headers: {
+                    "X-Build-Label": components["headers"]["XBuildLabel"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "live",
+                     *       "version": "v0.2.0 2026-11-23 09:30"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
+        };
+    };
+    getHealthReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance can serve requests. */
+            200: {
+                headers: {
+                    "X-Build-Label": components["headers"]["XBuildLabel"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "mode": "local",
+                     *       "version": "v0.2.0 2026-11-23 09:30"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Ready"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
+            /** @description The instance should not receive traffic now. Readiness shape, not a problem. */
+            503: {
+                headers: {
+                    "X-Build-Label": components["headers"]["XBuildLabel"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "not_ready",
+                     *       "reason": "shutting-down",
+                     *       "detail": "the server is stopping; requests in flight are finished",
+                     *       "mode": "local",
+                     *       "version": "v0.2.0 2026-11-23 09:30"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotReady"];
                 };
             };
         };

@@ -4,6 +4,7 @@ import type { Deps } from './ports.js';
 import { accessRules } from './http/access.js';
 import { auditRefusal, contractMiddleware, createContractBackend } from './http/adapter.js';
 import { auditTrail } from './http/audit.js';
+import { forwardedClient } from './http/forwarded.js';
 import { hostCheck, hostGuard } from './http/host-guard.js';
 import { problemMiddleware } from './http/problem.js';
 import { problemCheck } from './http/problem-check.js';
@@ -20,6 +21,8 @@ export async function createApp(deps: Deps): Promise<Koa> {
   app.proxy = false;
   app.silent = true;
   app.use(requestContext(deps.log, deps.buildLabel.label, deps.metrics));
+  // Koa's own proxy mode stays off: it would believe the leftmost X-Forwarded-For entry, which any client writes.
+  if (deps.config.trustProxy !== null) app.use(forwardedClient(deps.config.trustProxy));
   app.use(auditTrail(deps.log));
   app.use(problemMiddleware(problems));
   app.use(hostGuard(hostCheck(deps.config.allowedHosts, signIn), auditRefusal(api, rules, signIn)));

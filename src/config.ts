@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import proxyaddr from 'proxy-addr';
 
 /** Validated, frozen server configuration (docs/configuration.md). */
 export interface Config {
@@ -65,6 +66,10 @@ export interface Config {
   readonly auth: AuthConfig;
   /** Limits on costly work per caller; 0 switches a limit off. */
   readonly limits: CostLimitsConfig;
+  /** TRUST_PROXY: whose `X-Forwarded-For`/`-Host` the server believes; null (the default): nobody's. */
+  readonly trustProxy: TrustProxy | null;
+  /** SHUTDOWN_DELAY_MS and SHUTDOWN_TIMEOUT_MS: how a SIGTERM drains the server. */
+  readonly shutdown: ShutdownConfig;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -98,11 +103,22 @@ export type AuthConfig =
       readonly rolesClaim: string;
     };
 
-/** NARRATIVE_PER_MINUTE, EXPORTS_PER_CALLER, SIGNAL_TOOLS_PER_MINUTE. */
+/** NARRATIVE_PER_MINUTE, EXPORTS_PER_CALLER, SIGNAL_TOOLS_PER_MINUTE, EXPORT_LEASE_MS. */
 export interface CostLimitsConfig {
   readonly narrativesPerMinute: number;
   readonly exportsPerCaller: number;
   readonly signalToolsPerMinute: number;
+  /** With a PostgreSQL app database: how long an export's slot outlives its last renewal (an instance killed mid-export). */
+  readonly exportLeaseMs: number;
+}
+
+/** TRUST_PROXY: a number of proxy hops in front of the server, or the addresses and CIDR ranges of its proxies. */
+export type TrustProxy = { readonly kind: 'hops'; readonly hops: number } | { readonly kind: 'addresses'; readonly addresses: readonly string[] };
+
+/** What SIGTERM does: readiness 503 at once, serving on for `delayMs`, then at most `timeoutMs` to drain. */
+export interface ShutdownConfig {
+  readonly delayMs: number;
+  readonly timeoutMs: number;
 }
 
 /** Thrown by loadConfig; the message is one line naming every bad variable. */
@@ -250,6 +266,12 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
       narrativesPerMinute: integer('NARRATIVE_PER_MINUTE', 10, 0, 1_000_000),
       exportsPerCaller: integer('EXPORTS_PER_CALLER', 2, 0, 10_000),
       signalToolsPerMinute: integer('SIGNAL_TOOLS_PER_MINUTE', 60, 0, 1_000_000),
+      exportLeaseMs: integer('EXPORT_LEASE_MS', 30_000, 1000, 600_000),
+    },
+    trustProxy: trustProxy(text('TRUST_PROXY'), problems),
+    shutdown: {
+      delayMs: integer('SHUTDOWN_DELAY_MS', 0, 0, 600_000),
+      timeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     },
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
   };
@@ -267,6 +289,32 @@ export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]'
 export function isLoopbackAddress(host: string): boolean {
   const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
   return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
+/** Most proxy hops TRUST_PROXY may name: more than any real chain of proxies. */
+export const MAX_PROXY_HOPS = 32;
+
+/**
+ * TRUST_PROXY: unset (null: forwarded headers are ignored), a hop count from 1 to MAX_PROXY_HOPS, or
+ * comma-separated IP addresses, CIDR ranges and the names `loopback`, `linklocal`, `uniquelocal` (proxy-addr's).
+ */
+function trustProxy(raw: string | null, problems: string[]): TrustProxy | null {
+  if (raw === null) return null;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops >= 1 && hops <= MAX_PROXY_HOPS) return { kind: 'hops', hops };
+    problems.push(`TRUST_PROXY must be a hop count from 1 to ${MAX_PROXY_HOPS} or a list of proxy addresses and CIDR ranges (got "${raw}")`);
+    return null;
+  }
+  const addresses = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of addresses) {
+    try {
+      proxyaddr.compile(entry);
+    } catch {
+      problems.push(`TRUST_PROXY entries must be IP addresses, CIDR ranges or loopback, linklocal, uniquelocal (got "${entry}")`);
+    }
+  }
+  return addresses.length === 0 ? null : { kind: 'addresses', addresses };
 }
 
 /** A host name, `*.` and a domain, an IPv4 address, a bracketed IPv6 address, or `*`. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openAppDatabase } from './appdb/app-database.js';
-import { CostLimits } from './auth/cost-limits.js';
+import { createCostLimiter } from './auth/create-cost-limiter.js';
 import { createOidcVerifier, IssuerUnusable, type OidcTiming, type TokenVerifier } from './auth/oidc.js';
 import { readBuildLabel } from './build-label.js';
 import { ConfigError, type Config } from './config.js';
@@ -19,6 +19,7 @@ import type { Deps } from './ports.js';
 // on first use only (about 35 MB of an idle server's RSS otherwise); `import type` costs nothing at run time.
 import type { CodeHost } from './drift/code-host.js';
 import { DriftCache } from './drift/drift-cache.js';
+import { Drain } from './health/drain.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import type { KlsStore } from './store/kls-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
@@ -68,6 +69,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   scanTimer?.unref();
 
   const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), (kind) => metrics.appDbErrors.inc({ kind }));
+  const limits = await createCostLimiter(config, log);
   const home = os.homedir();
   const signalTools = new SignalTools(
     config.signalCheckerCmd === null ? bundledCommand('checker') : { argv: config.signalCheckerCmd, bundled: false },
@@ -89,7 +91,8 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     signalTools,
     searchIndexes,
     tokens,
-    limits: new CostLimits(config.limits),
+    limits,
+    drain: new Drain(),
     metrics,
     async close() {
       clearInterval(scanTimer);
@@ -97,6 +100,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
       signalTools.close();
       await store?.close();
       tenants.close();
+      await limits.close();
       await appDb.close();
     },
   };

@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { ContractDocument } from './contract-document.js';
 import type { CodeHost } from './drift/code-host.js';
 import type { DriftCache } from './drift/drift-cache.js';
+import type { Drain } from './health/drain.js';
 import type { GitIdentity } from './identity/git-identity.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -40,8 +41,10 @@ export interface Deps {
   readonly searchIndexes: SearchIndexes;
   /** Bearer-token verification against the OpenID provider (AUTH_MODE=oidc); null without sign-in. */
   readonly tokens: TokenVerifier | null;
-  /** Limits on costly work per caller (narratives, exports, signal tools). */
+  /** Limits on costly work per caller (narratives, exports, signal tools); shared by the instances on a PostgreSQL app database. */
   readonly limits: CostLimiter;
+  /** Set when the server begins to stop: readiness answers 503 from then on. */
+  readonly drain: Drain;
   /** Prometheus metrics of this server (its own registry); records nothing with METRICS=off. */
   readonly metrics: Metrics;
 }

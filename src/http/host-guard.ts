@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { isLoopbackAddress } from '../config.js';
 import { HttpProblem } from './errors.js';
+import { requestHost } from './forwarded.js';
 
 /**
  * Whether a request's `Host` header names this server: a loopback name or address (`localhost`, `127.0.0.1`,
@@ -32,11 +33,12 @@ export function hostName(header: string): string | null {
  * Refuses, before anything else is done, a request whose `Host` is not one of this server's names: 421 problem.
  * A desk without sign-in listens on loopback; a page the user opens on another site could otherwise reach it
  * through DNS rebinding (its host name made to resolve to 127.0.0.1) and read or write every tenant.
- * `onRefused` records the refusal for the audit line.
+ * `onRefused` records the refusal for the audit line. Behind a trusted proxy (TRUST_PROXY) the host checked is the
+ * one the proxy forwarded (`X-Forwarded-Host`), else the `Host` header.
  */
 export function hostGuard(accepts: ((hostHeader: string) => boolean) | null, onRefused: (ctx: Koa.Context) => void): Koa.Middleware {
   return async (ctx, next) => {
-    if (accepts === null || accepts(ctx.get('host'))) {
+    if (accepts === null || accepts(requestHost(ctx))) {
       await next();
       return;
     }

@@ -43,7 +43,7 @@ describe('sign-in (AUTH_MODE=oidc)', () => {
 
   it('needs a token for every operation but health, metrics, the contract and the docs', () => {
     const open = operations.filter((op) => op.role === null).map((op) => op.operationId);
-    expect(open.sort()).to.deep.equal(['getApiDocs', 'getApiDocsAsset', 'getHealth', 'getMetrics', 'getOpenApiJson', 'getOpenApiYaml']);
+    expect(open.sort()).to.deep.equal(['getApiDocs', 'getApiDocsAsset', 'getHealth', 'getHealthLive', 'getHealthReady', 'getMetrics', 'getOpenApiJson', 'getOpenApiYaml']);
     expect(guarded).to.have.length(39);
   });
 
