@@ -6,7 +6,7 @@
 //   - idle RSS with one 200,000-item tenant (bench/scale/idle.ts);
 //   - 1,000 small tenants after each served a search, a summary and an export (bench/scale/tenants.ts).
 // `SCALE_QUICK=1` checks the harness on small data in about two minutes; SCALE_ONLY, SCALE_RATES and the other
-// SCALE_* variables of bench/scale/settings.ts change one part. The table at the end is the README's.
+// SCALE_* variables of bench/scale/settings.ts change one part. It ends with a table of every measure and goal.
 import { measureExport } from './scale/export.js';
 import { measureIdle } from './scale/idle.js';
 import { measureJumpbar } from './scale/jumpbar.js';
