@@ -8,6 +8,8 @@ import { hostCheck, hostGuard } from './http/host-guard.js';
 import { problemMiddleware } from './http/problem.js';
 import { problemCheck } from './http/problem-check.js';
 import { cors, requestContext } from './http/request-context.js';
+import { requestSpanNaming } from './http/request-span.js';
+import { isTracing } from './telemetry/tracing.js';
 
 /** Builds the Koa app over `deps` (no listening: tests and main.ts decide where it serves). */
 export async function createApp(deps: Deps): Promise<Koa> {
@@ -20,6 +22,7 @@ export async function createApp(deps: Deps): Promise<Koa> {
   app.proxy = false;
   app.silent = true;
   app.use(requestContext(deps.log, deps.buildLabel.label, deps.metrics));
+  if (isTracing()) app.use(requestSpanNaming(document));
   app.use(auditTrail(deps.log));
   app.use(problemMiddleware(problems));
   app.use(hostGuard(hostCheck(deps.config.allowedHosts, signIn), auditRefusal(api, rules, signIn)));

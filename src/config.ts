@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { tracingConfig, type TracingConfig } from './telemetry/tracing-config.js';
 
 /** Validated, frozen server configuration (docs/configuration.md). */
 export interface Config {
@@ -60,6 +61,8 @@ export interface Config {
   /** Limits on costly work per caller; 0 switches a limit off. */
   readonly limits: CostLimitsConfig;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Traces over OTLP when an OTEL_* endpoint or exporter asks for them; null: no tracing, nothing of it loaded. */
+  readonly tracing: TracingConfig | null;
 }
 
 /** APP_DB_URL as SQLite file or PostgreSQL URL, with the pool size and the lock wait of writes. */
@@ -242,6 +245,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       signalToolsPerMinute: integer('SIGNAL_TOOLS_PER_MINUTE', 60, 0, 1_000_000),
     },
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    tracing: tracingConfig(text, problems),
   };
   for (const origin of config.corsOrigins) {
     if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must be origins like https://host:port (got "${origin}")`);
