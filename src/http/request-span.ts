@@ -23,7 +23,8 @@ export function routesOf(document: { paths?: Record<string, Record<string, unkno
  * contract matched, with `http.route` (the path template), `ads.tenant` (the tenants the request was served from,
  * as the audit record has them) and `user.hash` (the SHA-256 of the caller's token `sub`; the `sub` itself is
  * never recorded). The status is the instrumentation's `http.response.status_code`. A request that matched no
- * operation keeps the instrumentation's name (its method).
+ * operation keeps the instrumentation's name (its method). The values of the query are replaced by `REDACTED` in
+ * `url.query` (search text, filters and entity IDs stay out of traces, as they stay out of the request log line).
  */
 export function requestSpanNaming(document: Parameters<typeof routesOf>[0]): Koa.Middleware {
   const routes = routesOf(document);
@@ -36,6 +37,7 @@ export function requestSpanNaming(document: Parameters<typeof routesOf>[0]): Koa
       const state = ctx.state as Record<string, unknown>;
       const operationId = state[OPERATION_STATE];
       const attributes: Record<string, string> = {};
+      if (ctx.querystring !== '') attributes['url.query'] = redactedQuery(ctx.querystring);
       if (typeof operationId === 'string') {
         span.updateName(operationId);
         const route = routes.get(operationId);
@@ -49,4 +51,9 @@ export function requestSpanNaming(document: Parameters<typeof routesOf>[0]): Koa
       span.setAttributes(attributes as SpanAttributes);
     }
   };
+}
+
+/** The query's parameter names, each with the value `REDACTED`. */
+function redactedQuery(query: string): string {
+  return [...new URLSearchParams(query).keys()].map((name) => `${encodeURIComponent(name)}=REDACTED`).join('&');
 }

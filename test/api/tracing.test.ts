@@ -259,8 +259,8 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
       expect(trace.children(build)).to.have.length(1);
     });
 
-    it('export stream: a dimension export is one span from its first chunk to its end, with its row count', async () => {
-      const request = await traced('GET', '/kantonsspital/dimensions/cost_centres/export');
+    it('export stream: a dimension export is one span from its first chunk to its end, with its row count; no query value is recorded', async () => {
+      const request = await traced('GET', '/kantonsspital/dimensions/cost_centres/export?q=Kardio&sort=budget_chf');
       expect(request.status).to.equal(200);
       const rows = String(request.body).trim().split('\n').length - 1;
       const trace = await traceOf(request, (t) => t.spans.some((s) => s.name === 'export stream'));
@@ -268,6 +268,8 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
       const [stream] = trace.children((s) => s.name === 'export stream');
       expect(stream!.attributes['export.rows']).to.equal(rows);
       expect(stream!.status, 'not failed').to.equal(0);
+      expect(trace.request.attributes['url.query']).to.equal('q=REDACTED&sort=REDACTED');
+      expect(JSON.stringify(trace.spans)).not.to.match(/Kardio|budget_chf/);
     });
 
     it('signal tool: a validation runs the checker inside a span of the validateSignalDefinition request', async () => {
