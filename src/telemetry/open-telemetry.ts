@@ -1,5 +1,6 @@
 // The one module that loads the OpenTelemetry SDK, imported by tracing.ts only when tracing is configured.
 import { createRequire, syncBuiltinESMExports } from 'node:module';
+import os from 'node:os';
 import { DiagLogLevel, SpanStatusCode, diag, isSpanContextValid, trace, type Span } from '@opentelemetry/api';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -7,7 +8,7 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes, serviceInstanceIdDetector } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { Logger } from '../logger.js';
 import { installTracer, type RunningTracing, type SpanAttributes, type StepSpan, type Tracer } from './tracing.js';
@@ -19,8 +20,8 @@ const SERVICE_NAME = 'analytics-desk-server';
 const STOP_MS = 3000;
 
 /**
- * Starts the tracer provider (sampler, exporter endpoint, headers and timeout from the standard OTEL_* variables,
- * the protocol from `config`), registers it with the OpenTelemetry API with the W3C trace-context propagator, and
+ * Starts the tracer provider (sampler, exporter endpoint, headers, timeout and resource attributes from the standard
+ * OTEL_* variables, the protocol from `config`), registers it with the OpenTelemetry API with the W3C propagator, and
  * enables the instrumentations of `http` (incoming requests, the object store), `fetch` (GitHub, the language
  * model) and `pg` (the app database). Outgoing calls and queries get a span only inside a traced request or step.
  * The SDK's own warnings (a collector that does not answer) go to `log`.
@@ -33,7 +34,10 @@ export function startOpenTelemetry(config: TracingConfig, log: Logger): RunningT
   );
   const exporter = config.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter();
   const provider = new NodeTracerProvider({
-    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': SERVICE_NAME })).merge(detectResources({ detectors: [envDetector] })),
+    // service.instance.id (one per process start) and host.name tell instances apart; the OTEL_* variables win
+    resource: defaultResource()
+      .merge(resourceFromAttributes({ 'service.name': SERVICE_NAME, 'host.name': os.hostname() }))
+      .merge(detectResources({ detectors: [serviceInstanceIdDetector, envDetector] })),
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
   provider.register();
