@@ -1,4 +1,4 @@
-// The one module that loads the OpenTelemetry SDK, imported by tracing.ts only when tracing is configured.
+// The one module that loads the OpenTelemetry SDK, imported by start-tracing.ts only when tracing is configured.
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import os from 'node:os';
 import { DiagLogLevel, SpanStatusCode, diag, isSpanContextValid, trace, type Span } from '@opentelemetry/api';
