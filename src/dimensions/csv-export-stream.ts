@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { startSpan } from '../telemetry/tracing.js';
 import { csvRecord } from './csv.js';
 
 /** About this many bytes of CSV are produced per turn of the event loop (~1,300 rows, ~5 ms of encoding). */
@@ -43,6 +44,8 @@ export class CsvExportStream extends Readable {
   private waiting = false;
   private finished = false;
   private released = false;
+  /** The export's trace span, ended with the stream (src/telemetry/tracing.ts). */
+  private readonly span = startSpan('export stream');
 
   constructor(private readonly source: CsvExportSource) {
     super({ highWaterMark: CHUNK_BYTES });
@@ -68,6 +71,7 @@ export class CsvExportStream extends Readable {
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.span.end(error, { 'export.rows': this.source.chunks.rows });
     this.closeSource();
     callback(error);
   }
