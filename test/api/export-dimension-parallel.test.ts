@@ -7,6 +7,7 @@ import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
 import { PARALLEL_MIN_ROWS, parallelChunks, parallelExportsStarted, planParallelExport } from '../../src/dimensions/parallel-export.js';
 import { dataDirWith } from '../helpers/kls-builder.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 // Large unsorted exports are encoded on the main thread and a worker thread in alternating rowid blocks of
 // 4,096 (src/dimensions/parallel-export.ts), from SQLite's JSON lines where a block holds no BLOB
@@ -128,7 +129,14 @@ describe('dimension export on two threads', function () {
     const response = await new Promise<http.IncomingMessage>((resolve) => request.once('response', resolve));
     await new Promise((resolve) => response.once('data', resolve));
     request.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // the slot is free again once the server has noticed the disconnect and stopped the worker
+    const db = new Database(data.klsFile('lab.tricky'), { readonly: true });
+    try {
+      const table = findDimensionTable(db, 'tricky')!;
+      await until(() => planParallelExport(db, table, { order: 'asc', filters: [] }, false) !== null, { what: 'the parallel export slot to be free' });
+    } finally {
+      db.close();
+    }
     const res = await fetch(url());
     expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(expectedCsv(), 'utf8'))).to.equal(true);
     expect(parallelExportsStarted()).to.equal(before + 2);
