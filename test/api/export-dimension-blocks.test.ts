@@ -1,0 +1,135 @@
+import { expect } from 'chai';
+import http from 'node:http';
+import Database from 'better-sqlite3';
+import { csvRecord } from '../../src/dimensions/csv.js';
+import fs from 'node:fs';
+import { BLOCK_ROWIDS } from '../../src/dimensions/block-chunks.js';
+import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
+import { ExportNotStarted, exportOnReaderThread } from '../../src/dimensions/thread-chunks.js';
+import { readerThreads } from '../../src/reader-threads/pool.js';
+import { dataDirWith } from '../helpers/kls-builder.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+// Unsorted exports of rowid tables are read on a reader thread in blocks of 4,096 rowids (src/dimensions/block-
+// chunks.ts), from SQLite's JSON lines where a block holds no BLOB (src/dimensions/json-block.ts); these tests hold
+// them to what csvRecord writes row by row, byte for byte, and check what the reader thread does with the job.
+const ROWS = 8 * BLOCK_ROWIDS;
+const TEXTS = ['plain', 'with, comma', 'say "hi"', 'line\nbreak', 'cr\rx', '=SUM(A1)', '-10%', '+41 44', '@Lager', '\ttab', 'Ünïcödé ß', '', null];
+const PRICES = [12.5, -3.25, 1e21, 0.1 + 0.2, 2450, null, -0];
+const BIG = 'x'.repeat(100_000); // longer than a chunk's slack: sent on its own
+
+function trickyRows(): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  for (let id = 1; rows.length < ROWS; id += 1) {
+    if (id % 97 === 0) continue; // gaps in the rowids
+    rows.push({
+      id,
+      name: id === 100 || id === 5000 ? BIG : TEXTS[id % TEXTS.length],
+      price: PRICES[id % PRICES.length],
+      qty: id % 11 === 0 ? 9007199254740993n : -(id % 5),
+      flag: id % 2,
+      // BLOBs only in the first block: it is read row by row, the others from SQLite's JSON lines
+      raw: id < 4000 && id % 7 === 0 ? Buffer.from([0xca, 0xfe, id % 256]) : null,
+    });
+  }
+  return rows;
+}
+
+describe('dimension export in rowid blocks on a reader thread', function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  let data: ReturnType<typeof dataDirWith>;
+  const url = (query = '') => `${server.url}/lab.tricky/dimensions/tricky/export${query}`;
+
+  before(async () => {
+    data = dataDirWith({
+      tenants: {
+        'lab.tricky': {
+          dimensions: { columns: 'entity TEXT PRIMARY KEY, table_name TEXT, label_en TEXT, label_de TEXT, label_fr TEXT', rows: [{ entity: 'tricky', table_name: 'dim_tricky', label_en: 'Tricky' }] },
+          dim_tricky: { columns: 'id INTEGER PRIMARY KEY, name TEXT, price REAL, qty INTEGER, flag INTEGER, raw BLOB', rows: trickyRows() },
+        },
+      },
+    });
+    server = await startTestServer({ dataDir: data.dir });
+  });
+  after(async () => {
+    await server.close();
+    data.remove();
+  });
+
+  /** What csvRecord writes for the whole table, row by row in rowid order. */
+  function expectedCsv(): string {
+    const db = new Database(data.klsFile('lab.tricky'), { readonly: true });
+    try {
+      const rows = db.prepare('SELECT * FROM dim_tricky ORDER BY rowid').raw(true).safeIntegers(true).all() as unknown[][];
+      return csvRecord(['id', 'name', 'price', 'qty', 'flag', 'raw']) + rows.map(csvRecord).join('');
+    } finally {
+      db.close();
+    }
+  }
+
+  /** Polls until the reader threads hold no job; false when they still do after `ms`. */
+  async function noJobsWithin(ms: number): Promise<boolean> {
+    for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
+      if (readerThreads().jobCount === 0) return true;
+    }
+    return readerThreads().jobCount === 0;
+  }
+
+  it('writes what csvRecord writes row by row, byte for byte', async () => {
+    const res = await fetch(url());
+    expect(res.status).to.equal(200);
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(body.equals(Buffer.from(expectedCsv(), 'utf8'))).to.equal(true);
+  });
+
+  it('filters the same way in blocks as row by row (sorting by the rowid column reads row by row)', async () => {
+    for (const query of ['?q=comma', '?f.flag=true', '?q=%C3%BC&f.flag=false']) {
+      const blocks = await (await fetch(url(query))).text();
+      const rows = await (await fetch(url(`${query}&sort=id`))).text();
+      expect(blocks.split('\r\n').length, query).to.be.greaterThan(100);
+      expect(blocks, query).to.equal(rows);
+    }
+  });
+
+  it('streams two exports at once, one of them paused by its client, and both are complete', async () => {
+    const request = http.get(url());
+    const response = await new Promise<http.IncomingMessage>((resolve) => request.once('response', resolve));
+    const parts: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => parts.push(chunk));
+    response.pause();
+    const meanwhile = await (await fetch(url())).text();
+    const finished = new Promise((resolve) => response.once('end', resolve));
+    response.resume();
+    await finished;
+    const expected = expectedCsv();
+    expect(meanwhile).to.equal(expected);
+    expect(Buffer.concat(parts).toString('utf8')).to.equal(expected);
+  });
+
+  it('reads nothing when the file the reader thread opens is not the one the table was read from (swapped meanwhile)', async () => {
+    const file = data.klsFile('lab.tricky');
+    const db = new Database(file, { readonly: true });
+    const table = findDimensionTable(db, 'tricky')!;
+    db.close();
+    const started = exportOnReaderThread(readerThreads(), { file, inode: fs.statSync(file).ino + 1, table, options: { order: 'asc', filters: [] }, cap: 1_000_000 });
+    const failure = await started.then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(failure).to.be.instanceOf(ExportNotStarted);
+    expect((failure as ExportNotStarted).replaced).to.equal(true);
+    expect(await noJobsWithin(5000)).to.equal(true);
+  });
+
+  it('cancels its job when the client disconnects: the reader thread lets go of the file', async () => {
+    const request = http.get(url());
+    const response = await new Promise<http.IncomingMessage>((resolve) => request.once('response', resolve));
+    await new Promise((resolve) => response.once('data', resolve));
+    expect(readerThreads().jobCount).to.equal(1);
+    request.destroy();
+    expect(await noJobsWithin(5000), 'the job is still on its reader thread').to.equal(true);
+    const res = await fetch(url());
+    expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(expectedCsv(), 'utf8'))).to.equal(true);
+  });
+});
