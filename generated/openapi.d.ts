@@ -1290,7 +1290,8 @@ export interface paths {
          *
          *     404 when the tenant is unknown or `entity` is not a registered dimension (or
          *     its registered table is missing). 409 for an ambiguous tenant slug; 503 while
-         *     the tenant's file cannot be read.
+         *     the tenant's file cannot be read, and (with `Retry-After: 1`) when a newer file
+         *     replaces it just as the export starts.
          *
          *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim. At
          *     most `EXPORTS_PER_CALLER` exports running at once per caller, else 429.

@@ -1,4 +1,5 @@
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
+import { readerThreads, type ReaderPool } from '../reader-threads/pool.js';
 import { quoteIdentifier } from '../search/kls-schema.js';
 import type { Locale } from '../search/localized.js';
 import { registeredGoldTables } from './gold-tables.js';
@@ -44,6 +45,34 @@ export function explainEntityRecords(db: Database.Database, query: EntityQuery):
     groups.push({ table: gold.table, label: gold.label[query.locale], count, rows });
   }
   return groups;
+}
+
+/** Page cache of the connection an explain opens, in KiB: it reads each page of a table it scans once. */
+const EXPLAIN_CACHE_KIB = 1024;
+
+/** explainEntityRecords on a read-only connection of its own to `file` (on a reader thread). */
+export function explainFile(file: string, query: EntityQuery): ExplainGroup[] {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma(`cache_size = -${EXPLAIN_CACHE_KIB}`);
+    return explainEntityRecords(db, query);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * explainEntityRecords over `file` on a reader thread (the process's unless given): its counts scan every Gold
+ * table whose entity column has no index, which would hold the main thread for as long. The caller holds a lease
+ * on the tenant meanwhile.
+ */
+export function explainOnReaderThread(file: string, query: EntityQuery, readers: ReaderPool = readerThreads()): Promise<ExplainGroup[]> {
+  return new Promise((resolve, reject) => {
+    readers.run({ kind: 'explain', file, query }, (reply) => {
+      if (reply.kind === 'explained') resolve(reply.groups);
+      else if (reply.kind === 'failed') reject(new Error(`explain failed on its reader thread: ${reply.message}`));
+    });
+  });
 }
 
 /** A raw Gold record as JSON: BLOB values as base64 text, every other value as stored. */

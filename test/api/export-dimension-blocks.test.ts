@@ -3,7 +3,7 @@ import http from 'node:http';
 import Database from 'better-sqlite3';
 import { csvRecord } from '../../src/dimensions/csv.js';
 import fs from 'node:fs';
-import { BLOCK_ROWIDS } from '../../src/dimensions/block-chunks.js';
+import { BLOCK_ROWIDS } from '../../src/dimensions/rowid-blocks.js';
 import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
 import { ExportNotStarted, exportOnReaderThread } from '../../src/dimensions/thread-chunks.js';
 import { readerThreads } from '../../src/reader-threads/pool.js';
