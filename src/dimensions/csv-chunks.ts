@@ -50,3 +50,19 @@ export function rowEncoder(rows: Iterator<unknown[]>): ChunkEncoder {
     close: () => void rows.return?.(),
   };
 }
+
+/** The first `limit` rows of `rows`; closing it closes `rows`. */
+export function firstRows(rows: Iterator<unknown[]>, limit: number): Iterator<unknown[]> {
+  let left = limit;
+  return {
+    next(): IteratorResult<unknown[]> {
+      if (left <= 0) return { done: true, value: undefined };
+      left -= 1;
+      return rows.next();
+    },
+    return(): IteratorResult<unknown[]> {
+      rows.return?.();
+      return { done: true, value: undefined };
+    },
+  };
+}

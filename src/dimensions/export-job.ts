@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { JobReply } from '../reader-threads/protocol.js';
-import { CHUNK_BUFFER_BYTES, rowEncoder, type ChunkEncoder } from './csv-chunks.js';
+import { CHUNK_BUFFER_BYTES, firstRows, rowEncoder, type ChunkEncoder } from './csv-chunks.js';
 import type { DimensionTable } from './dimension-table.js';
 import { openExportConnection, rowCeiling } from './export-connection.js';
 import type { ExportOptions } from './export-options.js';
@@ -115,7 +115,7 @@ export class ExportJob {
       this.encoder = blockEncoder(db, table, options, plan);
     } else {
       const select = exportSelect(table, options, cap);
-      this.encoder = rowEncoder(db.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>);
+      this.encoder = rowEncoder(firstRows(db.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>, cap));
     }
     this.phase = 'stream';
   }

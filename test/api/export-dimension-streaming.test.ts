@@ -1,7 +1,9 @@
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { csvRecord } from '../../src/dimensions/csv.js';
 import { startDimensionExport } from '../../src/dimensions/export.js';
 import { generateDemo } from '../../src/demo/generate.js';
 import { parseCsv } from '../helpers/csv.js';
@@ -100,5 +102,19 @@ describe('dimension export: streaming, disconnects and the row cap', function ()
     if ('missing' in implants) throw new Error(implants.missing);
     expect(implants.truncated).to.equal(false);
     expect(parseCsv(await readAll(implants.csv)).length).to.be.within(2, 1001);
+  });
+
+  it('cuts a sorted export at the row cap: the first rows of the whole sorted table, ties in table order', async () => {
+    // a sort that ends in the rowid carries no LIMIT in SQL (the reader stops at the cap); it must answer what one would
+    const query = { sort: 'category', order: 'desc' };
+    const capped = await startDimensionExport(server.deps.tenants, { tenant: 'kantonsspital', entity: 'materials', query, declaredQuery: DECLARED, maxRows: 1000 });
+    if ('missing' in capped) throw new Error(capped.missing);
+    expect(capped.truncated).to.equal(true);
+    const file = path.join(server.deps.config.klsDir, 'ost', 'kantonsspital', 'kls.sqlite');
+    const db = new Database(file, { readonly: true });
+    const expected = (db.prepare('SELECT * FROM dim_materials ORDER BY category DESC, rowid LIMIT 1000').raw(true).safeIntegers(true).all() as unknown[][]).map(csvRecord);
+    db.close();
+    const header = 'material_id,name_de,name_fr,name_en,category,unit_price,is_implant,note\r\n';
+    expect(await readAll(capped.csv)).to.equal(header + expected.join(''));
   });
 });
