@@ -1,5 +1,5 @@
-// Servers of two builds for bench/export.bench.ts: this checkout's `dist/`, and another checkout's (a baseline
-// build, EXPORT_BASELINE_DIR), each started the way its own package.json's `start` script starts it.
+// Servers of several builds for bench/export.bench.ts: this checkout's `dist/`, and other checkouts' (baseline
+// builds, EXPORT_BASELINE_DIR), each started the way its own package.json's `start` script starts it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,11 +14,12 @@ export interface Build {
   root: string;
 }
 
-/** This checkout, and the baseline build named by EXPORT_BASELINE_DIR when it is set. */
+/** This checkout, and the baseline builds EXPORT_BASELINE_DIR names (a path, or several separated by ':'), each labelled by its folder's name. */
 export function buildsToCompare(): Build[] {
   const builds: Build[] = [{ label: 'this build', root: path.resolve(import.meta.dirname, '..') }];
-  const baseline = process.env['EXPORT_BASELINE_DIR'];
-  if (baseline !== undefined && baseline.trim() !== '') builds.push({ label: `baseline (${path.basename(baseline)})`, root: path.resolve(baseline) });
+  for (const baseline of (process.env['EXPORT_BASELINE_DIR'] ?? '').split(':')) {
+    if (baseline.trim() !== '') builds.push({ label: path.basename(baseline), root: path.resolve(baseline) });
+  }
   for (const build of builds) startArgs(build); // a missing build fails before any data is generated
   return builds;
 }

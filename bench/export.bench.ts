@@ -1,5 +1,6 @@
-// Dimension exports and explain at 1,000,000 rows, through the built server, side by side with a baseline build when
-// EXPORT_BASELINE_DIR names one (a checkout of another commit with its `dist/` built), the builds taking turns:
+// Dimension exports and explain at 1,000,000 rows, through the built server, side by side with baseline builds when
+// EXPORT_BASELINE_DIR names them (checkouts of other commits with their `dist/` built, separated by ':'), the builds
+// taking turns:
 //   - the `materials` export (1,000,000 rows, unsorted) timed alone by a download client of its own, against the
 //     sqlite3 command-line program writing the same SELECT as CSV to /dev/null, and the server's RSS growth over
 //     those exports (VmHWM reset before them);
