@@ -7,8 +7,8 @@ import { FOLD_FUNCTION } from './export-sql.js';
 const EXPORT_CACHE_KIB = 2048;
 
 /**
- * A read-only connection to a tenant file for one export (main thread and export worker alike): small page
- * cache, and the fold function `q` uses for non-ASCII text.
+ * A read-only connection to a tenant file for one export (on a reader thread, and on the main thread for the
+ * catalogue reads before it): small page cache, and the fold function `q` uses for non-ASCII text.
  */
 export function openExportConnection(file: string): Database.Database {
   const db = new Database(file, { readonly: true, fileMustExist: true });
