@@ -1,6 +1,7 @@
 // Signal builder: p50 / p95 of validate and compile over HTTP on the built server (demo data), with the bundled
 // checker and compiler as warm workers (the default) and as one process per request (SIGNAL_*_CMD set to the same
-// CLIs). Target: p95 under 150 ms.
+// CLIs). Target: p95 under 150 ms. Then hostile definitions (signal-costs.ts): parse costs per shape, and the
+// hostile texts through validate, compile, save and list with /health open loop meanwhile.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +9,8 @@ import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
 import { fmt, percentile } from './stats.js';
 import { serverArgs } from './server-command.js';
+import { hostileRequests, parseCosts } from './signal-costs.js';
+import { freePort } from '../test/helpers/ports.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const TARGET_P95_MS = 150;
@@ -77,7 +80,7 @@ export async function run(): Promise<void> {
   try {
     generateDemo({ out: dataDir });
     const yaml = fs.readFileSync(path.join(dataDir, 'afs', 'signals', 'probe_unbilled_cases.yaml'), 'utf8');
-    const warm = await startBuilt(dataDir, 18480, {});
+    const warm = await startBuilt(dataDir, await freePort(), {});
     const p95: Record<string, number> = {};
     try {
       const firstValidate = await timed(warm.url, 'validate', yaml);
@@ -91,7 +94,7 @@ export async function run(): Promise<void> {
       await stop(warm.child);
     }
     const argv = (tool: string): string => JSON.stringify([process.execPath, path.join(root, `dist/src/signals/${tool}-cli.js`)]);
-    const cold = await startBuilt(dataDir, 18481, { SIGNAL_CHECKER_CMD: argv('checker'), SIGNAL_COMPILER_CMD: argv('compiler') });
+    const cold = await startBuilt(dataDir, await freePort(), { SIGNAL_CHECKER_CMD: argv('checker'), SIGNAL_COMPILER_CMD: argv('compiler') });
     try {
       p95['cold validate'] = report('validate, one process per request', await series(cold.url, 'validate', yaml, COLD_RUNS));
       p95['cold compile'] = report('compile, one process per request', await series(cold.url, 'compile', yaml, COLD_RUNS));
@@ -101,6 +104,13 @@ export async function run(): Promise<void> {
     const ratio = (p95['cold validate'] as number) / (p95['warm validate'] as number);
     console.log(`p95 cold/warm (validate): ${fmt(ratio)}x; target p95 < ${TARGET_P95_MS} ms with the warm worker: ${
       (p95['warm validate'] as number) < TARGET_P95_MS && (p95['warm compile'] as number) < TARGET_P95_MS ? 'met' : 'MISSED'}`);
+    parseCosts();
+    const hostile = await startBuilt(dataDir, await freePort(), {});
+    try {
+      await hostileRequests(hostile.url, dataDir);
+    } finally {
+      await stop(hostile.child);
+    }
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

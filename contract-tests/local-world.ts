@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
+import { contractOperations } from '../test/helpers/contract.js';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import { demoRepoBehaviours, startFakeGitHub } from '../test/helpers/fake-github.js';
 import { OidcProvider } from '../test/helpers/oidc-provider.js';
@@ -58,7 +59,7 @@ export async function startLocalWorld(dataDir: string): Promise<LocalWorld> {
     // one subject per limited operation, so that spending its limit leaves every other transaction alone
     limited: Object.fromEntries(
       await Promise.all(
-        ['createNarrative', 'exportDimension', 'validateSignalDefinition', 'compileSignalDefinition'].map(async (op) => [
+        contractOperations(root).filter((op) => op.cost !== null).map(async ({ operationId: op }) => [
           op,
           await provider.token({ sub: `dredd-limited-${op}`, roles: ['admin'], tenants: ['*'] }, { expiresIn: 3600 }),
         ]),
@@ -76,6 +77,8 @@ export async function startLocalWorld(dataDir: string): Promise<LocalWorld> {
       ...process.env, PORT: String(port), DATA_DIR: dataDir, KLS_DIR: klsDir, LOG_LEVEL: 'error', GIT_CONFIG_GLOBAL: gitConfig,
       GITHUB_API_URL: github.url, GITHUB_TOKEN: '', ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: anthropicKey,
       AUTH_MODE: 'oidc', OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience, APP_DB_URL: appDbUrl,
+      // with sign-in, Host names are checked only when listed: loopback names and this one are accepted
+      ALLOWED_HOSTS: 'desk.invalid',
     },
     stdio: ['ignore', logFd, logFd],
   });
@@ -98,6 +101,7 @@ export async function startLocalWorld(dataDir: string): Promise<LocalWorld> {
     hookEnv: {
       CONTRACT_MODE: 'local',
       CONTRACT_SIGN_IN: 'on',
+      CONTRACT_HOST_CHECK: 'on',
       CONTRACT_DATA_DIR: dataDir,
       CONTRACT_KLS_DIR: klsDir,
       CONTRACT_FAKE_ANTHROPIC_URL: anthropic.url,

@@ -8,6 +8,8 @@
 //    the caller's limits) are skipped, each listed by name with its reason. --token (or CONTRACT_TOKEN) is the
 //    bearer token when the server asks for one: it needs the role admin and the tenants claim `*`.
 import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { runDredd, type DreddOutcome } from './dredd.js';
@@ -75,13 +77,28 @@ async function againstEndpoint(endpoint: string, token: string | undefined, work
       console.log(`note: the token grants roles [${body.roles?.join(', ')}] on [${body.tenants?.join(', ')}]; transactions that need more will fail`);
     }
   }
-  console.log(`checking ${url} (${signIn ? 'sign-in: bearer token' : 'no sign-in'})`);
+  const hostCheck = (await statusWithHost(base, 'misdirected.invalid')) === 421;
+  console.log(`checking ${url} (${signIn ? 'sign-in: bearer token' : 'no sign-in'}; ${hostCheck ? 'Host names checked' : 'every Host accepted'})`);
   const outcome = await runDredd(url, {
     CONTRACT_MODE: 'endpoint',
     CONTRACT_SIGN_IN: signIn ? 'on' : 'off',
+    CONTRACT_HOST_CHECK: hostCheck ? 'on' : 'off',
     CONTRACT_TOKENS: JSON.stringify(signIn ? { admin: token } : {}),
   }, workDir);
   return close(outcome);
+}
+
+/** The status of `GET /health` sent with another `Host` header (fetch cannot set one). */
+function statusWithHost(base: URL, host: string): Promise<number> {
+  const client = base.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(new URL('/health', base), { headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 async function main(): Promise<number> {

@@ -39,6 +39,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Answers 200 while the server process runs and its event loop turns, whatever its
+         *     databases, files or store say, also while it drains after SIGTERM: a failing
+         *     liveness probe means "restart me". No token needed, never cached
+         *     (`Cache-Control: no-store`).
+         */
+        get: operations["getHealthLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Whether this instance should receive traffic: 200 when it can serve, 503 (schema
+         *     `NotReady`, `application/json`, not a problem) with the reason when it cannot. It
+         *     is not ready while the server is stopping (from the SIGTERM on, while requests in
+         *     flight still finish: `reason` `shutting-down`), while the app database does not
+         *     answer (`app-database-unreachable`), while `KLS_DIR` (store mode: the download
+         *     cache) cannot be read (`kls-dir-unreadable`), and in store mode until the first
+         *     sync with the object store has finished (`store-not-initialized`) or while the
+         *     store has never been reachable since the start and no tenant file is cached
+         *     (`object-store-unreachable`). Tenant files are opened before the server listens;
+         *     a tenant whose file does not open makes `GET /health` `degraded`, not this 503.
+         *     No token needed, never cached (`Cache-Control: no-store`).
+         */
+        get: operations["getHealthReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/identity": {
         parameters: {
             query?: never;
@@ -633,8 +686,14 @@ export interface paths {
          *
          *     The AFS is shared by all tenants; `tenant` must exist (404) and decides
          *     `applicable`: a signal is applicable when its source table and the columns it
-         *     uses exist in that tenant's Gold tables. A file that cannot be read or parsed is
-         *     still listed, with `error` set and the fields it could not provide `null`.
+         *     uses exist in that tenant's Gold tables. A file that cannot be read, is larger
+         *     than 65,536 bytes, does not parse or breaks a limit of the definition language
+         *     (the limits of validate), or is a symbolic link (links are never followed) is
+         *     still listed, with `error` saying why and the fields it could not provide
+         *     `null`. A folder that is a symbolic link is not read: its files are not listed.
+         *     Files are parsed outside the request path, each at most once while its device,
+         *     inode, size and modification time stay the same; a file whose parse takes longer
+         *     than 2 s is listed with `error` (too costly) until it changes.
          *
          *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
@@ -660,9 +719,11 @@ export interface paths {
          *     folder (`probe_` signals, `assessment_` perspectives, `hyp_` theses, `diag_`
          *     verdicts). `tenant` must exist (404), as for the list.
          *
-         *     404 when the tenant is unknown or no definition has that `probe_id`; 409 for
-         *     an ambiguous tenant slug; 400 when `probe_id` breaks the pattern (nothing
-         *     outside the four AFS folders is ever read).
+         *     404 when the tenant is unknown or no definition has that `probe_id`, and when
+         *     the definition's file (or its folder) is a symbolic link, which the server
+         *     never follows, or is larger than 4 MiB (the `detail` says which); 409 for an
+         *     ambiguous tenant slug; 400 when `probe_id` breaks the pattern (nothing outside
+         *     the four AFS folders is ever read). The text is returned as it is, not parsed.
          *
          *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
@@ -687,21 +748,31 @@ export interface paths {
         /**
          * Save a signal definition
          * @description Writes `yaml` to `signals/<probe_id>.yaml` in the AFS (only signals can be
-         *     saved). The YAML must parse and its top-level `probe_id` must equal the
-         *     request's `probe_id`; the contract itself is not checked (use validate), so
-         *     drafts can be saved. The file is written atomically: a temporary file in
-         *     `signals/`, then a rename (`force=true`) or a hard link that fails when the
-         *     target exists, so of two concurrent saves of a new `probe_id` without `force`
-         *     exactly one succeeds and the other is 409. Nothing outside `AFS_DIR/signals`
-         *     is written.
+         *     saved). The YAML must parse within the limits of the definition language and
+         *     its top-level `probe_id` must equal the request's `probe_id`; the contract
+         *     itself is not checked (use validate), so drafts can be saved. The file is
+         *     written atomically: a temporary file in `signals/`, then a rename (`force=true`)
+         *     or a hard link that fails when the target exists, so of two concurrent saves of
+         *     a new `probe_id` without `force` exactly one succeeds and the other is 409.
+         *     Nothing outside `AFS_DIR/signals` is written.
+         *
+         *     **Limits** (as for validate): `yaml` has at most 16,384 characters (`maxLength`)
+         *     and no NUL character; at most 64 unclosed flow brackets (`[`, `{`) and block
+         *     content starting at most at column 256; nesting at most 16 levels deep; at most
+         *     8 aliases, 4,000 nodes (scalars, keys, mappings, lists, aliases), 100 keys per
+         *     mapping and 1,000 items per list; keys are plain values and none appears twice
+         *     in one mapping. The YAML is parsed outside the request path with a time limit of
+         *     2 s; a text that takes longer is refused as too costly.
          *
          *     400 when `probe_id` does not match `^probe_[a-z][a-z0-9_]*$`, the YAML does not
-         *     parse (nesting deeper than 16 levels and more than 8 aliases count as not
-         *     parsing), or its `probe_id` differs. 409 when the file exists and `force` is
-         *     not `true`. 413 for a body over 1 MiB.
+         *     parse or breaks a limit (`errors[0].message` names it, for example `yaml is
+         *     refused: a mapping has more than 100 keys (line 2)`), or its `probe_id` differs.
+         *     409 when the file exists and `force` is not `true`. 413 for a body over 1 MiB.
+         *     A refused save writes nothing.
          *
-         *     **Role** (with sign-in): `admin` (the signal definitions are shared by all
-         *     tenants).
+         *     **Role** (with sign-in): `admin`, and `*` in the token's tenants claim: the
+         *     signal definitions are shared by all tenants, so a token scoped to some tenants
+         *     (or to none) gets 403 and nothing is written.
          */
         post: operations["saveSignalDefinition"];
         delete?: never;
@@ -729,9 +800,17 @@ export interface paths {
          *     YAML that does not parse included, are a 200 answer with `valid: false` and
          *     one entry per problem; `tenant` errors (404, 409, 503) are HTTP errors.
          *     Each entry names the member's path in the document and its line, e.g.
-         *     `contract.where[1].op: unknown operator "gt" (line 12)`. Nesting deeper
-         *     than 16 levels, more than 8 aliases, unclosed brackets beyond 64 and texts
-         *     over 262,144 characters are refused before the YAML is parsed further.
+         *     `contract.where[1].op: unknown operator "gt" (line 12)`.
+         *
+         *     **Limits**, which keep every check cheap: `yaml` has at most 16,384 characters
+         *     (`maxLength`: a longer text is a 400 problem) and no NUL character; before
+         *     parsing, at most 64 unclosed flow brackets (`[`, `{`) and block content starting
+         *     at most at column 256; after parsing, nesting at most 16 levels deep, at most 8
+         *     aliases, 4,000 nodes (scalars, keys, mappings, lists, aliases), 100 keys per
+         *     mapping and 1,000 items per list; keys are plain values and none appears twice
+         *     in one mapping. A text past one of them is answered `valid: false` with one
+         *     error naming it and `path: null`, for example `a mapping has more than 100
+         *     keys (line 2)` or `the key "source" appears twice in one mapping (line 9)`.
          *
          *     The bundled checker runs in a warm worker process (restarted when it dies);
          *     a configured `SIGNAL_CHECKER_CMD` runs once per request with the file path as
@@ -768,7 +847,9 @@ export interface paths {
          *     it yields the signal's findings. On failure (YAML that does not parse, an
          *     invalid contract, a definition that is not a signal, or with `tenant` a source
          *     table or column missing from that tenant's Gold tables) the answer is still
-         *     200, with `ok: false` and one entry per problem.
+         *     200, with `ok: false` and one entry per problem. The limits of validate apply:
+         *     a text longer than 16,384 characters is a 400 problem (`maxLength`), a text past
+         *     another limit is `ok: false` with one error naming it.
          *
          *     Table and column names are checked (`^[a-z_][a-z0-9_]*$`, the source
          *     `^gold_[a-z0-9_]*$`) and double-quoted, values are emitted as quoted literals
@@ -845,8 +926,9 @@ export interface paths {
          *
          *     Limits: the cell schemas' lengths (texts 20,000 characters per language,
          *     titles, names and authors 200), at most 30 members per cell, a cell at most
-         *     65,536 bytes as JSON (400 beyond it), the whole body 1 MiB (413). 404 for an
-         *     unknown tenant.
+         *     65,536 bytes as JSON (400 beyond it), the whole body 1 MiB (413), and at most
+         *     500 cells per notebook (each write answers the whole notebook): the 501st is
+         *     400 and nothing is written. 404 for an unknown tenant.
          *
          *     **Role** (with sign-in): `editor`, on a tenant in the token's tenants claim. The
          *     author the server records is the caller (an `author` in the body is ignored).
@@ -888,8 +970,8 @@ export interface paths {
          *
          *     The merged cell must still match the schema of its type (for example `text`
          *     of a narrative stays a text in one or more languages, `status` of an action
-         *     `open` or `done`, `replies` of a discussion a list of `DiscussionReply`) and
-         *     stay within 65,536 bytes as JSON; otherwise 400 with `errors[]` named
+         *     `open` or `done`, `replies` of a discussion a list of at most 500
+         *     `DiscussionReply`) and stay within 65,536 bytes as JSON; otherwise 400 with `errors[]` named
          *     `updates.<member>`, and nothing changes. The read and the write of the cell are
          *     one transaction holding the write lock, so concurrent changes are not lost.
          *
@@ -928,8 +1010,10 @@ export interface paths {
          * Reply to a discussion cell
          * @description Appends a reply to the discussion cell's `replies`. `date` defaults to today
          *     (UTC). `text` needs at least one of `en`, `de`, `fr` (each at most 20,000
-         *     characters); `author` 1 to 200 characters. Concurrent replies to one discussion
-         *     never lose each other (one transaction holding the write lock per reply).
+         *     characters); `author` 1 to 200 characters. A discussion holds at most 500
+         *     replies: the 501st is 400 and nothing is written. Concurrent replies to one
+         *     discussion never lose each other (one transaction holding the write lock per
+         *     reply).
          *
          *     404 when the tenant is unknown, or the notebook has no cell with that ID, or
          *     the cell is not a discussion.
@@ -1039,7 +1123,8 @@ export interface paths {
          *     (UTC). A cell follows the rules and limits of
          *     `POST /{tenant}/api/notebook/cells` (its own `author` is kept, `null` when
          *     absent); additions and replies are transactions holding the write lock, so
-         *     concurrent ones never lose each other.
+         *     concurrent ones never lose each other. A note holds at most 500 cells and a
+         *     discussion at most 500 replies: past either, 400 and nothing is written.
          *
          *     400 when the body has neither `cell` nor `reply` with `cell_id`, or both, or
          *     `cell_id` without `reply`. 404 when the tenant is unknown, the note does not
@@ -1168,9 +1253,12 @@ export interface paths {
          *     `dim` when given), its fan-out is the number of distinct nodes of `b` those
          *     shared members are attached to. The answer is the distribution of fan-outs:
          *     how many nodes of `a` map to 1, 2, ... nodes of `b`, ordered by `fanout`,
-         *     plus its maximum and mean (rounded to 4 decimals). Only direct attachments
-         *     count (a member of a child node does not count for the parent). Without shared
-         *     members, `nodes`, `max` and `mean` are 0 and `distribution` is empty.
+         *     plus its maximum and mean (rounded to 4 decimals), and `nodeFanouts`: each of
+         *     those nodes with its name and fan-out, largest fan-out first, then by `node_id`
+         *     (names hold all three languages, as everywhere; the order does not depend on a
+         *     language, so the operation takes no `locale`). Only direct attachments count (a
+         *     member of a child node does not count for the parent). Without shared members,
+         *     `nodes`, `max` and `mean` are 0 and `distribution` and `nodeFanouts` are empty.
          *
          *     Example on the demo data: with `dim=CostCentre`, the 5 nodes of
          *     `cost_structure` sharing cost centres with `service_lines` fan out to 1
@@ -1361,7 +1449,8 @@ export interface paths {
          * @description A Swagger UI page for `/openapi.json`, built from the npm package
          *     `swagger-ui-dist` (no CDN); its assets are served under `/docs/{asset}`. Sent
          *     with `Cache-Control: no-cache` and an `ETag`; `If-None-Match` with the current
-         *     ETag answers 304.
+         *     ETag answers 304. `X-Content-Type-Options: nosniff` and
+         *     `Content-Security-Policy: frame-ancestors 'none'`: no other site may frame it.
          */
         get: operations["getApiDocs"];
         put?: never;
@@ -1383,8 +1472,9 @@ export interface paths {
          * Documentation page asset
          * @description A static file from `swagger-ui-dist`: `text/css` for `swagger-ui.css`,
          *     `application/javascript` for the two scripts, `image/png` for the icon. Sent
-         *     with `Cache-Control: public, max-age=86400` and an `ETag`; `If-None-Match`
-         *     with the current ETag answers 304. A name outside the list is 400.
+         *     with `Cache-Control: public, max-age=86400`, an `ETag` and
+         *     `X-Content-Type-Options: nosniff`; `If-None-Match` with the current ETag answers
+         *     304. A name outside the list is 400.
          */
         get: operations["getApiDocsAsset"];
         put?: never;
@@ -1589,7 +1679,7 @@ export interface components {
          *     `tenant-not-found` or `route-not-found` (404); `method-not-allowed` (405);
          *     `ambiguous-tenant` or `conflict` (409); `payload-too-large` (413);
          *     `unsupported-media-type` (415); `range-not-satisfiable` (416);
-         *     `too-many-requests` (429); `internal-error` (500); `not-implemented` (501);
+         *     `misdirected-request` (421); `too-many-requests` (429); `internal-error` (500); `not-implemented` (501);
          *     `bad-gateway` (502); `tenant-unavailable`, `app-database-unavailable` or
          *     `service-unavailable` (503). Clients should branch on `status` and may refine
          *     on `type`.
@@ -1815,6 +1905,63 @@ export interface components {
             mode?: "local" | "store";
             /** @description Build label of the running server, when known. */
             version?: components["schemas"]["BuildLabel"];
+        };
+        /** @description Body of the liveness answer. */
+        Liveness: {
+            /**
+             * @description Always `live`.
+             * @example live
+             * @enum {string}
+             */
+            status: "live";
+            version: components["schemas"]["BuildLabel"];
+        };
+        /** @description Body of the 200 readiness answer. */
+        Ready: {
+            /**
+             * @description Always `ready`.
+             * @example ready
+             * @enum {string}
+             */
+            status: "ready";
+            /**
+             * @description Runtime mode (`KLS_MODE`).
+             * @example local
+             * @enum {string}
+             */
+            mode: "local" | "store";
+            version: components["schemas"]["BuildLabel"];
+        };
+        /** @description Body of the 503 readiness answer. */
+        NotReady: {
+            /**
+             * @description Always `not_ready`.
+             * @example not_ready
+             * @enum {string}
+             */
+            status: "not_ready";
+            /**
+             * @description Why the instance is not ready, the first that applies in this order:
+             *     `shutting-down` (SIGTERM received), `app-database-unreachable`,
+             *     `kls-dir-unreadable`, `object-store-unreachable` (store mode: never reached since
+             *     the start, nothing cached), `store-not-initialized` (store mode: first sync not
+             *     finished).
+             * @example app-database-unreachable
+             * @enum {string}
+             */
+            reason: "shutting-down" | "app-database-unreachable" | "kls-dir-unreadable" | "store-not-initialized" | "object-store-unreachable";
+            /**
+             * @description The reason in words, for a person reading a probe's answer.
+             * @example the app database does not answer
+             */
+            detail: string;
+            /**
+             * @description Runtime mode (`KLS_MODE`).
+             * @example local
+             * @enum {string}
+             */
+            mode: "local" | "store";
+            version: components["schemas"]["BuildLabel"];
         };
         /**
          * @description Who the server takes the caller to be, and what it may do. Without sign-in: the
@@ -2455,7 +2602,7 @@ export interface components {
             narrative: string;
             /**
              * @description Model name the language-model API reports.
-             * @example claude-sonnet-4-5
+             * @example claude-sonnet-5-5
              */
             model: string;
         };
@@ -2701,7 +2848,9 @@ export interface components {
              */
             applicable: boolean | null;
             /**
-             * @description Why the file cannot be read or parsed, `null` when it can.
+             * @description Why the file cannot be read (a symbolic link, larger than 65,536 bytes, not
+             *     readable) or parsed within the limits of the definition language (a syntax
+             *     error, a limit it breaks, a parse longer than 2 s), `null` when it can.
              * @example null
              */
             error: string | null;
@@ -2722,7 +2871,7 @@ export interface components {
             /** @description ID of the signal; the file is `signals/<probe_id>.yaml`. */
             probe_id: components["schemas"]["SignalProbeId"];
             /**
-             * @description The YAML text; must parse, and its `probe_id` must equal `probe_id`.
+             * @description The YAML text; must parse within the limits of the definition language, and its `probe_id` must equal `probe_id`.
              * @example probe_id: probe_demo_saved
              *     type: signal
              */
@@ -2744,7 +2893,7 @@ export interface components {
         /** @description A definition to check or compile. */
         SignalYamlRequest: {
             /**
-             * @description The YAML text of the definition.
+             * @description The YAML text of the definition (the operation names the other limits).
              * @example probe_id: probe_demo_saved
              *     type: signal
              */
@@ -3443,6 +3592,23 @@ export interface components {
              * @example 1.25
              */
             mean: number;
+            /**
+             * @description Each node of `a` with at least one shared member and its fan-out, ordered by
+             *     `fanout` descending, then by `node_id`; one entry per node counted in `nodes`.
+             */
+            nodeFanouts: components["schemas"]["NodeFanout"][];
+        };
+        /** @description One node of `a` and the number of distinct nodes of `b` its shared members reach. */
+        NodeFanout: {
+            /** @description The node of `a`. */
+            node_id: components["schemas"]["NodeId"];
+            /** @description Name of the node (the node ID in all three variants when the data has none). */
+            node_name: components["schemas"]["LocalizedText"];
+            /**
+             * @description Number of distinct nodes of `b` reached.
+             * @example 3
+             */
+            fanout: number;
         };
         /** @description Nodes of `a` with one fan-out value. */
         FanoutBucket: {
@@ -3662,6 +3828,32 @@ export interface components {
                  *       "status": 415,
                  *       "detail": "Request bodies must be application/json, got text/plain.",
                  *       "instance": "/api/views"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The `Host` header names none of this server's host names: a loopback name or
+         *     address (`localhost`, `127.0.0.1`, `[::1]`, any port) or one of the names the
+         *     operator listed in `ALLOWED_HOSTS`. A desk without sign-in refuses every other
+         *     host, so that a web page the user opens cannot reach it through DNS
+         *     rebinding; with sign-in the check applies when `ALLOWED_HOSTS` is set. Nothing
+         *     is done: the body is not read, no token is checked.
+         */
+        MisdirectedRequest: {
+            headers: {
+                "X-Build-Label": components["headers"]["XBuildLabel"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/misdirected-request",
+                 *       "title": "Misdirected request",
+                 *       "status": 421,
+                 *       "detail": "this server does not answer for the host named in the Host header; see ALLOWED_HOSTS",
+                 *       "instance": "/api/jumpbar"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -4206,6 +4398,11 @@ export interface components {
          */
         CacheControl: string;
         /**
+         * @description `nosniff`: browsers use the declared media type and never guess another one.
+         * @example nosniff
+         */
+        XContentTypeOptions: "nosniff";
+        /**
          * @description Strong entity tag of the representation; send it back in `If-None-Match` to get 304 while it is unchanged.
          * @example "5d41402abc4b2a76b9719d911017c592"
          */
@@ -4229,7 +4426,8 @@ export interface components {
          *     `graph_html`: `default-src 'none'; script-src 'unsafe-inline'; style-src
          *     'unsafe-inline'; img-src data:; sandbox allow-scripts` (its own inline code
          *     runs in an opaque origin and can fetch nothing); `graph_json`:
-         *     `default-src 'none'; sandbox`.
+         *     `default-src 'none'; sandbox`. The documentation page `/docs`:
+         *     `frame-ancestors 'none'` (no page of another site may show it in a frame).
          * @example default-src 'none'; style-src 'unsafe-inline'; sandbox
          */
         ContentSecurityPolicy: string;
@@ -4292,6 +4490,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
             /** @description The service cannot serve requests. Health shape, not a problem. */
             503: {
                 headers: {
@@ -4308,6 +4507,84 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["HealthError"];
+                };
+            };
+        };
+    };
+    getHealthLive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process runs. */
+            200: {
+                headers: {
+                    "X-Build-Label": components["headers"]["XBuildLabel"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "live",
+                     *       "version": "v0.2.0 2026-11-23 09:30"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
+        };
+    };
+    getHealthReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance can serve requests. */
+            200: {
+                headers: {
+                    "X-Build-Label": components["headers"]["XBuildLabel"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "mode": "local",
+                     *       "version": "v0.2.0 2026-11-23 09:30"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Ready"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
+            /** @description The instance should not receive traffic now. Readiness shape, not a problem. */
+            503: {
+                headers: {
+                    "X-Build-Label": components["headers"]["XBuildLabel"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "not_ready",
+                     *       "reason": "shutting-down",
+                     *       "detail": "the server is stopping; requests in flight are finished",
+                     *       "mode": "local",
+                     *       "version": "v0.2.0 2026-11-23 09:30"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotReady"];
                 };
             };
         };
@@ -4357,6 +4634,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     getStoreStatus: {
@@ -4387,6 +4665,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     getDbStatus: {
@@ -4428,6 +4707,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4509,6 +4789,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4551,6 +4832,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4616,6 +4898,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4677,6 +4960,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             416: components["responses"]["RangeNotSatisfiable"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4764,6 +5048,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4855,6 +5140,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4900,7 +5186,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "narrative": "Case C-100001 was discharged on 14 October 2026 but has not been billed yet. Its expected amount of CHF 12,450 puts it in the high-severity band of the signal \"Discharged cases not yet billed\". Until an invoice is raised, this revenue is at risk of being delayed or lost.",
-                     *       "model": "claude-sonnet-4-5"
+                     *       "model": "claude-sonnet-5-5"
                      *     }
                      */
                     "application/json": components["schemas"]["NarrativeResult"];
@@ -4913,6 +5199,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             /**
@@ -4999,6 +5286,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5038,6 +5326,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     refreshStore: {
@@ -5088,6 +5377,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     listViews: {
@@ -5148,6 +5438,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5179,6 +5470,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5247,6 +5539,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5277,6 +5570,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5355,6 +5649,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5400,6 +5695,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     saveSignalDefinition: {
@@ -5449,6 +5745,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     validateSignalDefinition: {
@@ -5493,6 +5790,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
@@ -5540,6 +5838,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
@@ -5568,6 +5867,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5631,6 +5931,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5678,6 +5979,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5709,6 +6011,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5774,6 +6077,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5828,6 +6132,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5895,6 +6200,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5975,6 +6281,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6022,6 +6329,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6084,6 +6392,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6121,6 +6430,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6192,6 +6502,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6285,6 +6596,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6400,6 +6712,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6468,7 +6781,54 @@ export interface operations {
                      *         }
                      *       ],
                      *       "max": 5,
-                     *       "mean": 2.4
+                     *       "mean": 2.4,
+                     *       "nodeFanouts": [
+                     *         {
+                     *           "node_id": "physicians",
+                     *           "node_name": {
+                     *             "en": "Physicians",
+                     *             "de": "Ärzteschaft",
+                     *             "fr": "Corps médical"
+                     *           },
+                     *           "fanout": 5
+                     *         },
+                     *         {
+                     *           "node_id": "nursing",
+                     *           "node_name": {
+                     *             "en": "Nursing",
+                     *             "de": "Pflege",
+                     *             "fr": "Soins infirmiers"
+                     *           },
+                     *           "fanout": 3
+                     *         },
+                     *         {
+                     *           "node_id": "medical_services",
+                     *           "node_name": {
+                     *             "en": "Medical services",
+                     *             "de": "Medizinische Dienste",
+                     *             "fr": "Services médicaux"
+                     *           },
+                     *           "fanout": 2
+                     *         },
+                     *         {
+                     *           "node_id": "infrastructure",
+                     *           "node_name": {
+                     *             "en": "Infrastructure and IT",
+                     *             "de": "Infrastruktur und Informatik",
+                     *             "fr": "Infrastructure et informatique"
+                     *           },
+                     *           "fanout": 1
+                     *         },
+                     *         {
+                     *           "node_id": "therapy",
+                     *           "node_name": {
+                     *             "en": "Therapies",
+                     *             "de": "Therapien",
+                     *             "fr": "Thérapies"
+                     *           },
+                     *           "fanout": 1
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["TaxonomyFanout"];
@@ -6479,6 +6839,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6551,6 +6912,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6621,6 +6983,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -6648,6 +7011,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     getOpenApiJson: {
@@ -6683,6 +7047,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     getApiDocs: {
@@ -6700,6 +7065,8 @@ export interface operations {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     ETag: components["headers"]["ETag"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6708,6 +7075,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     getApiDocsAsset: {
@@ -6731,6 +7099,7 @@ export interface operations {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     ETag: components["headers"]["ETag"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6741,6 +7110,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
     getMetrics: {
@@ -6765,6 +7135,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            421: components["responses"]["MisdirectedRequest"];
         };
     };
 }

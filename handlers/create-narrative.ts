@@ -1,8 +1,7 @@
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { problemResult } from '../src/http/results.js';
-import { readEntityRecords, readSignalFromAfs, readSignalFromKls } from '../src/narrative/enrichment.js';
-import type { NarrativePrompt } from '../src/narrative/language-model.js';
+import { readEntityRecords, readSignalFromAfs, readSignalFromKls, type EntityRecords, type SignalInfo } from '../src/narrative/enrichment.js';
 import { buildNarrativePrompt } from '../src/narrative/prompt.js';
 import { firstSentences } from '../src/narrative/sentences.js';
 
@@ -16,16 +15,21 @@ export async function createNarrative(input: Input<'createNarrative'>, deps: Dep
   const locale = input.body.locale ?? 'en';
   const entry = deps.tenants.resolve(tenant, { in: 'body', name: 'tenant' });
   const lease = deps.tenants.lease(entry);
-  let prompt: NarrativePrompt;
+  let records: EntityRecords[];
+  let signal: SignalInfo | null;
   try {
-    const records = readEntityRecords(lease.db, { entityType: finding.entity_type, entityId: finding.entity_id, timeBucket: finding.time_bucket ?? null });
-    const signal = readSignalFromKls(lease.db, finding.probe_id) ?? readSignalFromAfs(deps.config.afsDir, finding.probe_id);
-    prompt = buildNarrativePrompt({ ...finding, time_bucket: finding.time_bucket ?? null }, signal, records, locale);
+    records = readEntityRecords(lease.db, { entityType: finding.entity_type, entityId: finding.entity_id, timeBucket: finding.time_bucket ?? null });
+    signal = readSignalFromKls(lease.db, finding.probe_id);
   } finally {
     lease.release();
   }
+  signal ??= await readSignalFromAfs(deps.config.afsDir, deps.signalTools.definitions, finding.probe_id);
+  const prompt = buildNarrativePrompt({ ...finding, time_bucket: finding.time_bucket ?? null }, signal, records, locale);
   const written = await deps.languageModel.write(prompt);
   deps.metrics.narrativeCalls.inc({ outcome: written.ok ? 'ok' : written.failure });
-  if (!written.ok) return problemResult('bad-gateway', written.message);
-  return { status: 200, body: { narrative: firstSentences(written.text, locale), model: written.model } };
+  // what went to the language-model API, for the audit line: the Gold rows in the prompt
+  const rows = records.reduce((sum, group) => sum + group.rows.length, 0);
+  const audit = { probe_id: finding.probe_id, entity_type: finding.entity_type, entity_id: finding.entity_id, rows, model: written.ok ? written.model : null };
+  if (!written.ok) return { ...problemResult('bad-gateway', written.message), audit };
+  return { status: 200, body: { narrative: firstSentences(written.text, locale), model: written.model }, audit };
 }

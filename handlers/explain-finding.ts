@@ -1,4 +1,4 @@
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { problemResult } from '../src/http/results.js';
 import { explainFindingRecords } from '../src/lineage/finding-explanation.js';
@@ -7,7 +7,7 @@ import { explainFindingRecords } from '../src/lineage/finding-explanation.js';
 export async function explainFinding(input: Input<'explainFinding'>, deps: Deps): Promise<Result<'explainFinding'>> {
   const { tenant, finding_id: findingId } = input.path;
   const locale = input.query.locale ?? 'en';
-  const explanation = await deps.tenants.withKls(tenant, (db) => explainFindingRecords(db, deps.config.afsDir, findingId, locale));
+  const explanation = await deps.tenants.withKls(tenant, (db) => explainFindingRecords(db, deps.config.afsDir, deps.signalTools.definitions, findingId, locale));
   if (explanation === null) return problemResult('not-found', `tenant "${tenant}" has no finding "${findingId}"`);
   if ('malformed' in explanation) return problemResult('not-found', `finding "${findingId}" of tenant "${tenant}" cannot be explained: ${explanation.malformed}`);
   return { status: 200, body: { explanation } };

@@ -1,4 +1,4 @@
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { problemResult } from '../src/http/results.js';
 import { startDimensionExport } from '../src/dimensions/export.js';
@@ -9,13 +9,19 @@ const DECLARED_QUERY = ['q', 'sort', 'order', 'filters'] as const satisfies read
 
 /** GET /{tenant}/dimensions/{entity}/export: the dimension table as streamed CSV. */
 export async function exportDimension(input: Input<'exportDimension'>, deps: Deps): Promise<Result<'exportDimension'>> {
+  let rows = 0;
   const started = await startDimensionExport(deps.tenants, {
     tenant: input.path.tenant,
     entity: input.path.entity,
     // the raw query: `f.<column>` keys are free-form (the contract's `filters` parameter), checked against the table
     query: input.query as Readonly<Record<string, unknown>>,
     declaredQuery: DECLARED_QUERY,
-    exportedRows: deps.metrics.exportedRows,
+    exportedRows: {
+      inc(amount = 1) {
+        rows += amount;
+        deps.metrics.exportedRows.inc(amount);
+      },
+    },
   });
   if ('missing' in started) return problemResult('not-found', started.missing);
   const headers: Record<string, string> = {
@@ -23,5 +29,6 @@ export async function exportDimension(input: Input<'exportDimension'>, deps: Dep
     'Cache-Control': 'no-store',
   };
   if (started.truncated) headers['X-Export-Truncated'] = 'true';
-  return { status: 200, contentType: 'text/csv; charset=utf-8', body: started.csv, headers };
+  // the audit line is written when the stream has closed, with the rows it carried
+  return { status: 200, contentType: 'text/csv; charset=utf-8', body: started.csv, headers, audit: { entity: started.entity, rows: () => rows, truncated: started.truncated } };
 }

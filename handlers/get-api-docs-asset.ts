@@ -1,4 +1,4 @@
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import { readDocAsset } from '../src/docs/swagger-ui.js';
 import type { Input, Result } from '../src/http/contract.js';
 
@@ -9,6 +9,6 @@ export async function getApiDocsAsset(input: Input<'getApiDocsAsset'>, _deps: De
     status: 200,
     contentType: asset.mediaType,
     body: asset.data,
-    headers: { 'Cache-Control': 'public, max-age=86400', ETag: asset.etag },
+    headers: { 'Cache-Control': 'public, max-age=86400', ETag: asset.etag, 'X-Content-Type-Options': 'nosniff' },
   } as Result<'getApiDocsAsset'>;
 }

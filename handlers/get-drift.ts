@@ -1,5 +1,5 @@
 import type { components } from '../generated/openapi.js';
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import { readBuildInfo, type BuildInfo } from '../src/drift/build-info.js';
 import { checkDrift, type DriftReport } from '../src/drift/drift-check.js';
 import type { Input, Result } from '../src/http/contract.js';

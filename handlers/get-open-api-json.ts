@@ -1,4 +1,4 @@
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import type { components } from '../generated/openapi.js';
 import type { Input, Result } from '../src/http/contract.js';
 
@@ -7,6 +7,6 @@ export async function getOpenApiJson(_input: Input<'getOpenApiJson'>, deps: Deps
   return {
     status: 200,
     body: deps.contract.document as unknown as components['schemas']['OpenApiDocument'],
-    headers: { 'Cache-Control': 'public, max-age=300', ETag: deps.contract.jsonEtag },
+    headers: { 'Cache-Control': 'no-cache', ETag: deps.contract.jsonEtag },
   };
 }

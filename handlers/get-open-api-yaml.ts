@@ -1,4 +1,4 @@
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 
 /** GET /openapi.yaml: the contract as written. */
@@ -7,6 +7,6 @@ export async function getOpenApiYaml(_input: Input<'getOpenApiYaml'>, deps: Deps
     status: 200,
     contentType: 'application/yaml',
     body: deps.contract.yaml,
-    headers: { 'Cache-Control': 'public, max-age=300', ETag: deps.contract.yamlEtag },
+    headers: { 'Cache-Control': 'no-cache', ETag: deps.contract.yamlEtag },
   };
 }

@@ -1,4 +1,4 @@
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { problemResult } from '../src/http/results.js';
 import { ARTIFACT_CSP, readPipelineArtifact } from '../src/content/pipeline-artifact.js';

@@ -1,4 +1,4 @@
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { toApiStoreStatus } from '../src/store/store-status.js';
 

@@ -4,6 +4,8 @@ import { getApiDocs } from './get-api-docs.js';
 import { getApiDocsAsset } from './get-api-docs-asset.js';
 import { getDbStatus } from './get-db-status.js';
 import { getHealth } from './get-health.js';
+import { getHealthLive } from './get-health-live.js';
+import { getHealthReady } from './get-health-ready.js';
 import { getIdentity } from './get-identity.js';
 import { getJumpbar } from './get-jumpbar.js';
 import { getMetrics } from './get-metrics.js';
@@ -48,6 +50,8 @@ import { getDrift } from './get-drift.js';
 
 const implemented = {
   getHealth,
+  getHealthLive,
+  getHealthReady,
   getIdentity,
   getStoreStatus,
   getDbStatus,

@@ -1,5 +1,5 @@
 import type { components } from '../generated/openapi.js';
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { listDefinitions, type DefinitionListItem } from '../src/signals/afs-store.js';
 import { readGoldSchema } from '../src/signals/gold-schema.js';
@@ -7,7 +7,7 @@ import { readGoldSchema } from '../src/signals/gold-schema.js';
 /** GET /api/probe-builder/list: every AFS definition, signals marked applicable to the tenant's Gold tables. */
 export async function listSignalDefinitions(input: Input<'listSignalDefinitions'>, deps: Deps): Promise<Result<'listSignalDefinitions'>> {
   const gold = await deps.tenants.withKls(input.query.tenant, (db, entry) => readGoldSchema(db, entry.compositeId));
-  const items = await listDefinitions(deps.config.afsDir, gold);
+  const items = await listDefinitions(deps.config.afsDir, gold, deps.signalTools.definitions);
   return { status: 200, body: { probes: items.map(toApiSignalListItem) } };
 }
 

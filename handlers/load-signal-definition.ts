@@ -1,13 +1,21 @@
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { problemResult } from '../src/http/results.js';
 import { loadDefinition } from '../src/signals/afs-store.js';
 
-/** GET /api/probe-builder/load: the raw YAML of one definition; 404 when the tenant or the definition is unknown. */
+/** GET /api/probe-builder/load: the raw YAML of one definition; 404 when the tenant or the definition is unknown, or the file is a link. */
 export async function loadSignalDefinition(input: Input<'loadSignalDefinition'>, deps: Deps): Promise<Result<'loadSignalDefinition'>> {
   deps.tenants.resolve(input.query.tenant, { in: 'query', name: 'tenant' });
   const probeId = input.query.probe_id;
-  const yaml = await loadDefinition(deps.config.afsDir, probeId);
-  if (yaml === null) return problemResult('not-found', `no definition "${probeId}" in the AFS`);
-  return { status: 200, body: { probe_id: probeId, yaml } };
+  const loaded = await loadDefinition(deps.config.afsDir, probeId);
+  switch (loaded.kind) {
+    case 'text':
+      return { status: 200, body: { probe_id: probeId, yaml: loaded.text } };
+    case 'absent':
+      return problemResult('not-found', `no definition "${probeId}" in the AFS`);
+    case 'link':
+      return problemResult('not-found', `the file of definition "${probeId}" is a symbolic link, which the server does not follow`);
+    case 'unreadable':
+      return problemResult('not-found', `definition "${probeId}" cannot be loaded: ${loaded.error}`);
+  }
 }

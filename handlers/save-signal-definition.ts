@@ -1,13 +1,19 @@
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
-import { invalidRequest } from '../src/http/errors.js';
+import { forbidden, invalidRequest } from '../src/http/errors.js';
 import { problemResult } from '../src/http/results.js';
 import { saveSignal } from '../src/signals/afs-store.js';
 
-/** POST /api/probe-builder/save: writes signals/<probe_id>.yaml atomically; 409 when it exists and force is not set. */
+/**
+ * POST /api/probe-builder/save: writes signals/<probe_id>.yaml atomically; 403 unless the caller may use every
+ * tenant (the definitions are read for all of them); 409 when it exists and force is not set.
+ */
 export async function saveSignalDefinition(input: Input<'saveSignalDefinition'>, deps: Deps): Promise<Result<'saveSignalDefinition'>> {
+  if (!deps.tenants.scope.everything) {
+    throw forbidden('saving a signal definition changes it for every tenant; it needs "*" in the token\'s tenants claim');
+  }
   const { probe_id: probeId, yaml } = input.body;
-  const outcome = await saveSignal(deps.config.afsDir, probeId, yaml, input.query.force === true);
+  const outcome = await saveSignal(deps.config.afsDir, probeId, yaml, input.query.force === true, deps.signalTools.definitions.parser);
   if (outcome.kind === 'invalid') throw invalidRequest([{ in: 'body', name: 'yaml', message: outcome.message }]);
   if (outcome.kind === 'exists') return problemResult('conflict', `signals/${probeId}.yaml exists; save with force=true to overwrite it`);
   return { status: 200, body: { saved: true, path: outcome.path } };

@@ -1,5 +1,5 @@
 import { assertRepliesUntouched, recordedAuthor } from '../src/auth/caller.js';
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { invalidRequest } from '../src/http/errors.js';
 import { cellRules } from '../src/notebooks/cell-rules.js';

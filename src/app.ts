@@ -1,21 +1,32 @@
 import Koa from 'koa';
 import { handlers } from '../handlers/index.js';
-import type { Deps } from './deps.js';
-import { contractMiddleware, createContractBackend } from './http/adapter.js';
+import type { Deps } from './ports.js';
+import { accessRules } from './http/access.js';
+import { auditRefusal, contractMiddleware, createContractBackend } from './http/adapter.js';
 import { auditTrail } from './http/audit.js';
+import { forwardedClient } from './http/forwarded.js';
+import { hostCheck, hostGuard } from './http/host-guard.js';
 import { problemMiddleware } from './http/problem.js';
+import { problemCheck } from './http/problem-check.js';
 import { cors, requestContext } from './http/request-context.js';
 
 /** Builds the Koa app over `deps` (no listening: tests and main.ts decide where it serves). */
 export async function createApp(deps: Deps): Promise<Koa> {
-  const api = await createContractBackend(deps.contract.document);
+  const document = deps.contract.document;
+  const api = await createContractBackend(document);
+  const rules = accessRules(document as Parameters<typeof accessRules>[0]);
+  const problems = problemCheck(document, deps.config.responseValidation);
+  const signIn = deps.tokens !== null;
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
   app.use(requestContext(deps.log, deps.buildLabel.label, deps.metrics));
+  // Koa's own proxy mode stays off: it would believe the leftmost X-Forwarded-For entry, which any client writes.
+  if (deps.config.trustProxy !== null) app.use(forwardedClient(deps.config.trustProxy));
   app.use(auditTrail(deps.log));
-  app.use(problemMiddleware());
+  app.use(problemMiddleware(problems));
+  app.use(hostGuard(hostCheck(deps.config.allowedHosts, signIn), auditRefusal(api, rules, signIn)));
   app.use(cors(deps.config.corsOrigins));
-  app.use(contractMiddleware(api, handlers, deps));
+  app.use(contractMiddleware(api, rules, handlers, deps, problems));
   return app;
 }

@@ -1,9 +1,16 @@
+import os from 'node:os';
 import path from 'node:path';
+import proxyaddr from 'proxy-addr';
 
 /** Validated, frozen server configuration (docs/configuration.md). */
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /**
+   * ALLOWED_HOSTS: host names (`desk.example.org`, `*.example.org`, `*`) a request's `Host` may name besides the
+   * loopback ones; null when unset (without sign-in: loopback names only; with sign-in: any host).
+   */
+  readonly allowedHosts: readonly string[] | null;
   readonly dataDir: string;
   readonly klsMode: 'local' | 'store';
   readonly klsDir: string;
@@ -43,6 +50,11 @@ export interface Config {
    */
   readonly searchMemoryBytes: number;
   /**
+   * SEARCH_HIT_READER: search hits are read in a worker thread while searches come (docs/decisions/0008); off by
+   * default where the machine has one core, whose time the thread would only take from the main thread.
+   */
+  readonly searchHitReader: boolean;
+  /**
    * TENANT_HANDLES_MAX: open tenant connections (KLS files), and as many open search sidecars, beyond which
    * idle ones are closed, least recently used first, and reopened on demand.
    */
@@ -54,6 +66,10 @@ export interface Config {
   readonly auth: AuthConfig;
   /** Limits on costly work per caller; 0 switches a limit off. */
   readonly limits: CostLimitsConfig;
+  /** TRUST_PROXY: whose `X-Forwarded-For`/`-Host` the server believes; null (the default): nobody's. */
+  readonly trustProxy: TrustProxy | null;
+  /** SHUTDOWN_DELAY_MS and SHUTDOWN_TIMEOUT_MS: how a SIGTERM drains the server. */
+  readonly shutdown: ShutdownConfig;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -87,11 +103,22 @@ export type AuthConfig =
       readonly rolesClaim: string;
     };
 
-/** NARRATIVE_PER_MINUTE, EXPORTS_PER_CALLER, SIGNAL_TOOLS_PER_MINUTE. */
+/** NARRATIVE_PER_MINUTE, EXPORTS_PER_CALLER, SIGNAL_TOOLS_PER_MINUTE, EXPORT_LEASE_MS. */
 export interface CostLimitsConfig {
   readonly narrativesPerMinute: number;
   readonly exportsPerCaller: number;
   readonly signalToolsPerMinute: number;
+  /** With a PostgreSQL app database: how long an export's slot outlives its last renewal (an instance killed mid-export). */
+  readonly exportLeaseMs: number;
+}
+
+/** TRUST_PROXY: a number of proxy hops in front of the server, or the addresses and CIDR ranges of its proxies. */
+export type TrustProxy = { readonly kind: 'hops'; readonly hops: number } | { readonly kind: 'addresses'; readonly addresses: readonly string[] };
+
+/** What SIGTERM does: readiness 503 at once, serving on for `delayMs`, then at most `timeoutMs` to drain. */
+export interface ShutdownConfig {
+  readonly delayMs: number;
+  readonly timeoutMs: number;
 }
 
 /** Thrown by loadConfig; the message is one line naming every bad variable. */
@@ -102,13 +129,16 @@ export class ConfigError extends Error {
   }
 }
 
-export const DEFAULT_NARRATIVE_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_NARRATIVE_MODEL = 'claude-sonnet-5-5';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads every variable of docs/configuration.md from `env`, validates them together, and returns a frozen Config. */
-export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
+/**
+ * Reads every variable of docs/configuration.md from `env`, validates them together, and returns a frozen Config.
+ * `cores` (os.availableParallelism) decides the defaults of the worker threads kept for speed.
+ */
+export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number = os.availableParallelism()): Config {
   const problems: string[] = [];
   const text = (name: string): string | null => {
     const value = env[name];
@@ -166,6 +196,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
 
   const port = integer('PORT', 8080, 0, 65535);
   const host = text('HOST') ?? '127.0.0.1';
+  const allowedHosts = hostPatterns(text('ALLOWED_HOSTS'), problems);
   const dataDir = dir(text('DATA_DIR') ?? './data');
   const klsMode = oneOf('KLS_MODE', ['local', 'store'] as const, 'local');
   const klsDirRaw = text('KLS_DIR');
@@ -187,10 +218,16 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   });
 
   const auth = authConfig(env, text, integer, oneOf, problems);
+  // A desk without sign-in listening beyond this machine would answer any page a user opens (DNS rebinding):
+  // it starts only when the operator names the host names it is reached under.
+  if (auth.mode === 'none' && allowedHosts === null && !isLoopbackAddress(host)) {
+    problems.push(`HOST=${host} listens beyond this machine without sign-in; set ALLOWED_HOSTS to the host names clients use (or AUTH_MODE=oidc)`);
+  }
 
   const config: Config = {
     port,
     host,
+    allowedHosts,
     dataDir,
     klsMode,
     klsDir,
@@ -219,6 +256,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     signalCompilerCmd: argumentVector('SIGNAL_COMPILER_CMD'),
     signalToolTimeoutMs: integer('SIGNAL_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
     searchMemoryBytes: integer('SEARCH_MEMORY_MB', 128, 0, 1_048_576) * 1024 * 1024,
+    searchHitReader: oneOf('SEARCH_HIT_READER', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
     tenantHandlesMax: integer('TENANT_HANDLES_MAX', 64, 1, 65_536),
     responseValidation: oneOf('RESPONSE_VALIDATION', ['on', 'off'] as const, 'on') === 'on',
     corsOrigins: (text('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),
@@ -228,6 +266,12 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       narrativesPerMinute: integer('NARRATIVE_PER_MINUTE', 10, 0, 1_000_000),
       exportsPerCaller: integer('EXPORTS_PER_CALLER', 2, 0, 10_000),
       signalToolsPerMinute: integer('SIGNAL_TOOLS_PER_MINUTE', 60, 0, 1_000_000),
+      exportLeaseMs: integer('EXPORT_LEASE_MS', 30_000, 1000, 600_000),
+    },
+    trustProxy: trustProxy(text('TRUST_PROXY'), problems),
+    shutdown: {
+      delayMs: integer('SHUTDOWN_DELAY_MS', 0, 0, 600_000),
+      timeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     },
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
   };
@@ -240,6 +284,51 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
 
 /** Hosts on which the OpenID provider may be reached over plain http (a provider on the same machine). */
 export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** True for a listen address or host name that only this machine reaches: `localhost`, 127.0.0.0/8, `::1`. */
+export function isLoopbackAddress(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
+/** Most proxy hops TRUST_PROXY may name: more than any real chain of proxies. */
+export const MAX_PROXY_HOPS = 32;
+
+/**
+ * TRUST_PROXY: unset (null: forwarded headers are ignored), a hop count from 1 to MAX_PROXY_HOPS, or
+ * comma-separated IP addresses, CIDR ranges and the names `loopback`, `linklocal`, `uniquelocal` (proxy-addr's).
+ */
+function trustProxy(raw: string | null, problems: string[]): TrustProxy | null {
+  if (raw === null) return null;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops >= 1 && hops <= MAX_PROXY_HOPS) return { kind: 'hops', hops };
+    problems.push(`TRUST_PROXY must be a hop count from 1 to ${MAX_PROXY_HOPS} or a list of proxy addresses and CIDR ranges (got "${raw}")`);
+    return null;
+  }
+  const addresses = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of addresses) {
+    try {
+      proxyaddr.compile(entry);
+    } catch {
+      problems.push(`TRUST_PROXY entries must be IP addresses, CIDR ranges or loopback, linklocal, uniquelocal (got "${entry}")`);
+    }
+  }
+  return addresses.length === 0 ? null : { kind: 'addresses', addresses };
+}
+
+/** A host name, `*.` and a domain, an IPv4 address, a bracketed IPv6 address, or `*`. */
+const HOST_PATTERN = /^(\*|(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])$/;
+
+/** ALLOWED_HOSTS: comma-separated host patterns without port, lower-cased; null when unset. */
+function hostPatterns(raw: string | null, problems: string[]): string[] | null {
+  if (raw === null) return null;
+  const patterns = raw.split(',').map((entry) => entry.trim().toLowerCase()).filter((entry) => entry !== '');
+  for (const pattern of patterns) {
+    if (!HOST_PATTERN.test(pattern)) problems.push(`ALLOWED_HOSTS entries must be host names without port, *.<domain>, IP addresses ([…] for IPv6) or * (got "${pattern}")`);
+  }
+  return patterns;
+}
 
 /**
  * AUTH_MODE and the OIDC_* variables. OIDC_ISSUER must be https (http only on a loopback host, for a provider on

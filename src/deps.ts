@@ -1,60 +1,32 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openAppDatabase, type AppDatabase } from './appdb/app-database.js';
-import { CostLimits } from './auth/cost-limits.js';
+import { openAppDatabase } from './appdb/app-database.js';
+import { createCostLimiter } from './auth/create-cost-limiter.js';
 import { createOidcVerifier, IssuerUnusable, type OidcTiming, type TokenVerifier } from './auth/oidc.js';
-import { readBuildLabel, type BuildLabel } from './build-label.js';
+import { readBuildLabel } from './build-label.js';
 import { ConfigError, type Config } from './config.js';
 import { searchHitCheck } from './search/search-hit.js';
-import { loadContractDocument, type ContractDocument } from './contract-document.js';
-import { readGitIdentity, type GitIdentity } from './identity/git-identity.js';
+import { loadContractDocument } from './contract-document.js';
+import { readGitIdentity } from './identity/git-identity.js';
 import type { Logger } from './logger.js';
-import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { createMetrics } from './metrics/create-metrics.js';
+import type { Metrics } from './metrics/metrics.js';
 import { projectRoot } from './project-root.js';
-import { TenantRegistry, type TenantEntry } from './tenants/registry.js';
-import type { Tenants } from './tenants/tenants.js';
+import { TenantRegistry } from './tenants/registry.js';
+import type { Deps } from './ports.js';
 // The SDKs (@octokit/rest, @anthropic-ai/sdk, minio) and the modules importing them are loaded with import()
 // on first use only (about 35 MB of an idle server's RSS otherwise); `import type` costs nothing at run time.
 import type { CodeHost } from './drift/code-host.js';
 import { DriftCache } from './drift/drift-cache.js';
+import { Drain } from './health/drain.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import type { KlsStore } from './store/kls-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
+import { HitReader } from './search/hit-reader.js';
 import { SearchIndexes } from './search/search-indexes.js';
 import { prebuildSearchIndex } from './search/tenant-search.js';
-
-/** The narrow ports handlers and domain code use; built once by createDeps, replaced wholesale in tests. */
-export interface Deps {
-  readonly config: Config;
-  readonly log: Logger;
-  readonly buildLabel: BuildLabel;
-  readonly contract: ContractDocument;
-  /** The tenants a request may use: the registry itself, or (with sign-in) the caller's scope of it. */
-  readonly tenants: Tenants;
-  /** KLS store mode: the object-store sync (status, refresh); null in local mode. */
-  readonly store: KlsStore | null;
-  readonly appDb: AppDatabase;
-  /** Git identity, from the tenant's work tree when one exists, else the global git configuration. */
-  readonly identity: (tenant: TenantEntry | null) => Promise<GitIdentity>;
-  /** Code-hosting API (GitHub REST via Octokit) for drift; SDK errors translated into drift statuses. */
-  readonly codeHost: CodeHost;
-  /** Drift reports cached per tenant and file generation. */
-  readonly driftCache: DriftCache;
-  /** Language-model API (Anthropic Messages) for narratives; null when ANTHROPIC_API_KEY is unset. */
-  readonly languageModel: LanguageModel | null;
-  /** Signal contract checker and compiler, run as child processes (docs/signal-language.md). */
-  readonly signalTools: SignalTools;
-  /** Jumpbar search: one sidecar index per tenant generation, beside the KLS file. */
-  readonly searchIndexes: SearchIndexes;
-  /** Bearer-token verification against the OpenID provider (AUTH_MODE=oidc); null without sign-in. */
-  readonly tokens: TokenVerifier | null;
-  /** Limits on costly work per caller (narratives, exports, signal tools). */
-  readonly limits: CostLimits;
-  /** Prometheus metrics of this server (its own registry); records nothing with METRICS=off. */
-  readonly metrics: Metrics;
-}
 
 /** Deps plus the means to release them on shutdown. */
 export interface OwnedDeps extends Deps {
@@ -76,13 +48,15 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   const tenants = new TenantRegistry(config.klsDir, config.klsMode, log, config.tenantHandlesMax, {
     inc: (amount) => metrics.tenantFilesClosed.inc({ kind: 'kls' }, amount),
   });
+  const searchLog = log.child({ component: 'search' });
   const searchIndexes = new SearchIndexes(
-    log.child({ component: 'search' }),
+    searchLog,
     searchHitCheck(contract),
     config.searchMemoryBytes,
     new SearchResultCache(RESULT_CACHE_ENTRIES, { hits: metrics.searchCacheHits, misses: metrics.searchCacheMisses }),
     config.tenantHandlesMax,
     { inc: (amount) => metrics.tenantFilesClosed.inc({ kind: 'search_index' }, amount) },
+    config.searchHitReader ? new HitReader(searchLog, config.tenantHandlesMax) : null,
   );
   metrics.watchOpenTenantFiles(() => ({ kls: tenants.openHandles, search_index: searchIndexes.openIndexes }));
   // Every file put in service gets its search index built in the background, before its first search.
@@ -95,6 +69,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   scanTimer?.unref();
 
   const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), (kind) => metrics.appDbErrors.inc({ kind }));
+  const limits = await createCostLimiter(config, log);
   const home = os.homedir();
   const signalTools = new SignalTools(
     config.signalCheckerCmd === null ? bundledCommand('checker') : { argv: config.signalCheckerCmd, bundled: false },
@@ -116,7 +91,8 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     signalTools,
     searchIndexes,
     tokens,
-    limits: new CostLimits(config.limits),
+    limits,
+    drain: new Drain(),
     metrics,
     async close() {
       clearInterval(scanTimer);
@@ -124,6 +100,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
       signalTools.close();
       await store?.close();
       tenants.close();
+      await limits.close();
       await appDb.close();
     },
   };

@@ -40,8 +40,9 @@ async function main(): Promise<void> {
   const server = await startServer(config, log);
   log.info({ url: server.url, port: server.port, mode: config.klsMode, tenants: server.deps.tenants.list().length }, 'listening');
 
+  const { delayMs } = config.shutdown;
   const shutdown = (signal: string) => {
-    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    log.info({ signal, delayMs }, 'shutting down: readiness answers 503');
     server.stop().then(
       () => {
         log.info('stopped');

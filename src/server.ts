@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
@@ -11,8 +11,13 @@ export interface RunningServer {
   readonly url: string;
   readonly port: number;
   readonly deps: OwnedDeps;
-  /** Stops accepting, lets in-flight requests finish (at most `graceMs`), then closes the databases. */
-  stop(graceMs?: number): Promise<void>;
+  /**
+   * Stops in three steps: readiness answers 503 at once while everything is still served for `delayMs` (a load
+   * balancer notices and sends no more); then no new connection is accepted and requests in flight, a streaming
+   * export included, get at most `graceMs` to finish before their connections are closed; then the databases close.
+   * Defaults: SHUTDOWN_DELAY_MS and SHUTDOWN_TIMEOUT_MS.
+   */
+  stop(graceMs?: number, delayMs?: number): Promise<void>;
 }
 
 /**
@@ -29,13 +34,26 @@ export async function startServer(config: Config, log: Logger, oidcTiming?: Oidc
   server.keepAliveTimeout = 5000;
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let closing = false;
+  // Node closes a closing server's keep-alive connections only once they are idle, and a response sent meanwhile
+  // would keep its connection open: while closing, each answer ends its connection.
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (closing) res.shouldKeepAlive = false;
+    res.once('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
   let stopping: Promise<void> | null = null;
   return {
     url: `http://${host}:${port}`,
     port,
     deps,
-    stop(graceMs = 10_000) {
+    stop(graceMs = config.shutdown.timeoutMs, delayMs = config.shutdown.delayMs) {
       stopping ??= (async () => {
+        deps.drain.begin();
+        if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+        closing = true;
+        log.info({ graceMs }, 'shutting down: no new connections; finishing in-flight requests');
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);

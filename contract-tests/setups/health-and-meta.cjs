@@ -5,14 +5,19 @@ const path = require('node:path');
 const VANISHING_TENANT = 'ost.vanishing'; // run.ts copies a tenant here; the db-status 503 setup deletes its file
 const ASSET_BY_TYPE = { 'text/css': 'swagger-ui.css', 'application/javascript': 'swagger-ui-bundle.js', 'image/png': 'favicon-32x32.png' };
 
+/** KLS_DIR unreadable for the duration of the request: health 503 `error`, readiness 503 `kls-dir-unreadable`. */
+function klsDirAway(transaction, tools) {
+  if (!tools.local("needs the server's KLS_DIR made unreadable")) return;
+  fs.renameSync(tools.klsDir, `${tools.klsDir}.away`);
+  tools.after(() => fs.renameSync(`${tools.klsDir}.away`, tools.klsDir));
+}
+
 module.exports = {
   getHealth: {
-    // KLS_DIR unreadable for the duration of the request
-    503: (transaction, tools) => {
-      if (!tools.local("needs the server's KLS_DIR made unreadable")) return;
-      fs.renameSync(tools.klsDir, `${tools.klsDir}.away`);
-      tools.after(() => fs.renameSync(`${tools.klsDir}.away`, tools.klsDir));
-    },
+    503: klsDirAway,
+  },
+  getHealthReady: {
+    503: klsDirAway,
   },
   getDbStatus: {
     // a known tenant whose file vanished from disk (the next scan would drop it)

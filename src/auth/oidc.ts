@@ -50,6 +50,8 @@ export const DEFAULT_OIDC_TIMING: OidcTiming = { cooldownMs: 30_000, cacheMaxAge
 /** Verified tokens remembered (most recently used kept), and for how long at most. */
 const REMEMBERED_TOKENS = 1000;
 const REMEMBER_MS = 60_000;
+/** Longest `sub` accepted (OpenID Connect Core: at most 255 ASCII characters). */
+const MAX_SUB_LENGTH = 255;
 
 /**
  * Reads the provider's discovery document and its keys (retrying until the start deadline), then verifies tokens
@@ -104,6 +106,10 @@ export async function createOidcVerifier(settings: OidcSettings, log: Logger, ti
       } catch (err) {
         if (err instanceof errors.JOSEError) throw new TokenRejected(rejectionOf(err));
         throw err;
+      }
+      // jose checks that `sub` is present, not what it holds: limits and audit lines are keyed by it
+      if (typeof payload.sub !== 'string' || payload.sub.trim() === '' || payload.sub.length > MAX_SUB_LENGTH) {
+        throw new TokenRejected(`the token's "sub" claim is not a text of 1 to ${MAX_SUB_LENGTH} characters`);
       }
       const caller = callerOf(payload, settings, log);
       remembered.set(token, { caller, untilMs: Math.min(now + REMEMBER_MS, ((payload.exp as number) + settings.clockToleranceS) * 1000) });

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../ports.js';
 import type { KlsStore } from '../store/kls-store.js';
-import { toMb, type TenantEntry } from '../tenants/registry.js';
+import { toMb } from '../tenants/registry.js';
+import type { TenantEntry } from '../tenants/tenants.js';
 
 /** Local-mode health (the contract's `HealthLocal`). */
 export interface LocalHealth {

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { holds, isRole, type Caller, type Role } from '../auth/caller.js';
+import { isCostKind, type CostKind } from '../auth/cost-limits.js';
 import { TokenRejected, type TokenVerifier } from '../auth/oidc.js';
 import { tenantScopeOf } from '../tenants/tenant-scope.js';
 import { forbidden, HttpProblem, REALM } from './errors.js';
@@ -9,14 +10,20 @@ export interface AccessRule {
   readonly operationId: string;
   /** null: public (no token asked, even with sign-in). */
   readonly role: Role | null;
+  /** Every outcome gets an audit line: writes (role editor or admin) and reads marked `x-audit: true`. */
+  readonly audited: boolean;
+  /** The limit on costly work a call counts against (`x-cost`), or null. */
+  readonly cost: CostKind | null;
 }
 
-type ContractOperation = { operationId?: string; security?: unknown[]; 'x-required-role'?: unknown };
+type ContractOperation = { operationId?: string; security?: unknown[]; responses?: Record<string, unknown>; 'x-required-role'?: unknown; 'x-audit'?: unknown; 'x-cost'?: unknown };
 type ContractDocument = { security?: unknown[]; paths?: Record<string, Record<string, unknown>> };
 
 /**
  * Reads the access rule of every operation from the contract. An operation whose effective `security` is empty is
- * public; any other must name its role in `x-required-role`. A contract that breaks this is refused at start.
+ * public; any other must name its role in `x-required-role`. `x-audit: true` marks a read whose every outcome is
+ * audited (it gives data away in bulk); `x-cost` names the limit on costly work a call counts against, and such an
+ * operation declares its 429. A contract that breaks this is refused at start.
  */
 export function accessRules(document: ContractDocument): Map<string, AccessRule> {
   const rules = new Map<string, AccessRule>();
@@ -27,13 +34,19 @@ export function accessRules(document: ContractDocument): Map<string, AccessRule>
       if (op?.operationId === undefined) continue;
       const security = op.security ?? document.security ?? [];
       const role = op['x-required-role'];
+      const audit = op['x-audit'];
+      if (audit !== undefined && typeof audit !== 'boolean') problems.push(`${op.operationId} has x-audit ${JSON.stringify(audit)}; it is true or false`);
+      const cost = op['x-cost'] ?? null;
+      if (cost !== null && !isCostKind(cost)) problems.push(`${op.operationId} has x-cost ${JSON.stringify(cost)}; it is one of narrative, export, signal-tool`);
+      if (cost !== null && op.responses?.['429'] === undefined) problems.push(`${op.operationId} names x-cost but declares no 429`);
+      const limit = isCostKind(cost) ? cost : null;
       if (security.length === 0) {
         if (role !== undefined) problems.push(`${op.operationId} is public (security: []) but names x-required-role`);
-        rules.set(op.operationId, { operationId: op.operationId, role: null });
+        rules.set(op.operationId, { operationId: op.operationId, role: null, audited: audit === true, cost: limit });
       } else if (!isRole(role)) {
         problems.push(`${op.operationId} needs a token but its x-required-role is ${JSON.stringify(role)}`);
       } else {
-        rules.set(op.operationId, { operationId: op.operationId, role });
+        rules.set(op.operationId, { operationId: op.operationId, role, audited: audit === true || role === 'editor' || role === 'admin', cost: limit });
       }
     }
   }

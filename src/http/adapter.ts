@@ -4,18 +4,20 @@ import type { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { Readable } from 'node:stream';
 import { localCaller, type Caller } from '../auth/caller.js';
-import { LIMITED_OPERATIONS } from '../auth/cost-limits.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../ports.js';
 import { ScopedTenants } from '../tenants/tenants.js';
-import { accessRules, anonymousCaller, authenticate, authorize, privateToCaller, unauthorized, type AccessRule } from './access.js';
-import { AUDIT_STATE, type AuditRecord } from './audit.js';
+import { anonymousCaller, authenticate, authorize, privateToCaller, unauthorized, type AccessRule } from './access.js';
+import { auditRecordOf, type AuditDetails, type AuditRecord, type NamedTargets } from './audit.js';
 import { readJsonBody } from './body.js';
+import { deprecationHeaders, deprecationsOf, type Deprecations } from './deprecation.js';
 import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
 import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
 import { EncodedJson } from './encoded-json.js';
+import { contractViolation } from './problem.js';
+import type { ProblemCheck } from './problem-check.js';
+import { matchedRequestHandler } from './matched-request.js';
 import { OPERATION_STATE } from './request-context.js';
 import { compiledParseRequest } from './request-parser.js';
-import { compiledValidateRequest } from './request-validator.js';
 import { compiledMatchOperation } from './route-matcher.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
@@ -27,10 +29,15 @@ interface AnyResult {
   body?: unknown;
   headers?: Record<string, string>;
   touched?: Record<string, string>;
+  audit?: AuditDetails;
 }
 
-/** Builds the openapi-backend instance: strict routing, coerced parameters, formats, discriminators. */
-export async function createContractBackend(definition: Document): Promise<OpenAPIBackend> {
+/**
+ * Builds the openapi-backend instance: strict routing, coerced parameters, formats, discriminators, with the
+ * library's routing and parsing replaced by compiled equivalents (`compiled: false` keeps the library's own, for
+ * the tests that compare the two).
+ */
+export async function createContractBackend(definition: Document, compiled = true): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
     definition: structuredClone(definition),
     strict: true,
@@ -46,14 +53,14 @@ export async function createContractBackend(definition: Document): Promise<OpenA
     },
   });
   await api.init();
-  // openapi-backend flattens the whole document again on every routing call (a lodash chain over all
-  // paths, twice per request); the document never changes after init, so the list is built once. This
-  // took about a fifth of the CPU of every request.
+  if (!compiled) return api;
+  // openapi-backend redoes per request what never changes once the contract is loaded (docs/dependencies.md,
+  // "openapi-backend functions the server replaces"): it flattens the document into its operations on every
+  // routing call, compiles a RegExp per operation to route a templated path, and parses every request three
+  // times, compiling each path's parameter pattern again every time.
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
-  // It also compiles a RegExp per operation on every request to a templated path (~15% of a logo request).
   api.router.matchOperation = compiledMatchOperation(api.router, operations) as OpenAPIBackend['router']['matchOperation'];
-  // And it parses every request three times, compiling each path's parameter pattern again every time.
   api.router.parseRequest = compiledParseRequest(api.router) as OpenAPIBackend['router']['parseRequest'];
   return api;
 }
@@ -64,9 +71,9 @@ export async function createContractBackend(definition: Document): Promise<OpenA
  * openapi-backend validate, admits costly work (429), calls the typed handler over the caller's view of the
  * tenants, and writes its result (validated when asked).
  */
-export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, deps: Deps): Koa.Middleware {
-  const rules = accessRules(deps.contract.document as Parameters<typeof accessRules>[0]);
+export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<string, AccessRule>, handlers: HandlerMap, deps: Deps, problems: ProblemCheck): Koa.Middleware {
   const verifier = deps.tokens;
+  const deprecations = deprecationsOf(deps.contract.document);
   const ruleOf = (operationId: string): AccessRule => {
     const rule = rules.get(operationId);
     if (rule === undefined) throw new Error(`no access rule for ${operationId}`);
@@ -74,14 +81,14 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
   };
   for (const operationId of Object.keys(handlers) as OperationId[]) {
     const rule = ruleOf(operationId);
-    const limited = operationId in LIMITED_OPERATIONS;
     api.register(operationId, async (c: Context, ctx: Koa.Context) => {
       ctx.state[OPERATION_STATE] = operationId;
-      const record = auditRecord(ctx, rule);
+      const record = auditRecordOf(ctx, operationId, rule.audited);
       const caller = (ctx.state.caller as Caller | undefined) ?? (verifier === null ? localCaller(ctx.ip) : anonymousCaller(ctx.ip));
       record.caller ??= caller;
       const input = toInput(c, ctx, caller);
-      if (limited) ctx.res.once('close', await deps.limits.admit(operationId, caller));
+      record.named = () => namedIn([input.path, input.query, input.body]);
+      if (rule.cost !== null) ctx.res.once('close', await deps.limits.admit(rule.cost, caller));
       let requestDeps = deps;
       if (rule.role !== null) {
         // Every tenant lookup of the handler goes through the caller's scope; outside it, a tenant does not exist.
@@ -91,14 +98,13 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
       }
       const handler = handlers[operationId] as (input: Input<OperationId>, deps: Deps) => Promise<AnyResult>;
       const result = await handler(input, requestDeps);
-      if (record.write) record.ids = { ...namedIds(input), ...result.touched };
-      send(ctx, api, c.operation, result, deps.config.responseValidation);
+      if (result.touched !== undefined) record.created = result.touched;
+      if (result.audit !== undefined) record.details = result.audit;
+      send(ctx, api, problems, c.operation, result, deps.config.responseValidation, deprecations);
     });
   }
   // The contract's `security` is judged once more before the handler (it fails closed): the token was verified
-  // before the body was read, so this only confirms it, and sign-in off satisfies the scheme. handleMatched
-  // judges it for routed requests; openapi-backend, through this handler, on the paths that still use
-  // handleRequest.
+  // before the body was read, so this only confirms it, and sign-in off satisfies the scheme.
   const tokenConfirmed = (ctx: Koa.Context): boolean => verifier === null || ctx.state.caller !== undefined;
   if (api.definition.components?.securitySchemes?.bearerAuth !== undefined) {
     api.registerSecurityHandler('bearerAuth', (_c: Context, ctx: Koa.Context) => tokenConfirmed(ctx));
@@ -108,7 +114,8 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
   });
   api.register('validationFail', (c: Context, ctx: Koa.Context) => {
     ctx.state[OPERATION_STATE] = c.operation.operationId;
-    auditRecord(ctx, ruleOf(c.operation.operationId as string));
+    const rule = ruleOf(c.operation.operationId as string);
+    auditRecordOf(ctx, rule.operationId, rule.audited).named = () => namedIn([c.request.params, c.request.query, c.request.requestBody]);
     throw invalidRequest(toIssues(c.validation.errors ?? []));
   });
   api.register('notFound', (c: Context) => {
@@ -121,31 +128,8 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
     });
   });
 
-  /**
-   * openapi-backend's handleRequest for a request already routed, with the same steps in the same order: the
-   * contract's `security` (confirmed: the token was verified before), validation (400 through `validationFail`),
-   * parameters coerced, then the operation's handler. It skips routing the request again and parsing it twice
-   * more, and its promise chains: a fifth of the server's CPU for a small answer (78 -> 62 µs measured).
-   */
-  const validateRequest = compiledValidateRequest(api);
-  const handleMatched = async (request: Parameters<OpenAPIBackend['handleRequest']>[0], operation: Operation, ctx: Koa.Context): Promise<void> => {
-    // as openapi-backend judges `security` (the global one included): refused when no requirement is met;
-    // bearerAuth, the only scheme, is met when the token is confirmed
-    const requirements = operation.security ?? [];
-    const needsToken = requirements.length > 0 && requirements.every((requirement) => Object.keys(requirement).length > 0);
-    if (needsToken && !tokenConfirmed(ctx)) throw unauthorized(null);
-    const validation = validateRequest(request, operation);
-    // the context openapi-backend hands to handlers (no `response` before they answer)
-    const context = (parsed: Context['request']): Context => ({ api, operation, validation, request: parsed, security: { authorized: true }, response: undefined });
-    if (validation.errors) {
-      await api.handlers['validationFail']!(context(api.router.parseRequest(request, operation)), ctx);
-      return;
-    }
-    const handler = api.handlers[operation.operationId as string];
-    // an operation without a handler gets what openapi-backend answers for it
-    if (handler === undefined) await api.handleRequest(request, ctx);
-    else await handler(context(api.router.parseRequest(validation.coerced ?? request, operation)), ctx);
-  };
+  const matched = matchedRequestHandler(api);
+  matched.check();
 
   return async (ctx) => {
     const request = {
@@ -168,14 +152,15 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
       }
       const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
       if (carriesBody && content !== undefined) request.body = await readJsonBody(ctx, Object.keys(content));
-      await handleMatched(request, operation, ctx);
+      await matched.handle(request, operation, ctx);
     };
     const rule = verifier === null || operation === undefined ? undefined : ruleOf(operation.operationId as string);
     if (verifier === null || rule === undefined || rule.role === null) {
       await serve();
       return;
     }
-    const record = auditRecord(ctx, rule);
+    const record = auditRecordOf(ctx, rule.operationId, rule.audited);
+    record.named = () => namedByUrl(api, request, operation as Operation);
     try {
       const caller = await authenticate(ctx.get('authorization'), ctx.ip, verifier);
       ctx.state.caller = caller;
@@ -188,26 +173,46 @@ export function contractMiddleware(api: OpenAPIBackend, handlers: HandlerMap, de
   };
 }
 
-/** The request's audit record, made on first use. */
-function auditRecord(ctx: Koa.Context, rule: AccessRule): AuditRecord {
-  const state = ctx.state as Record<string, unknown>;
-  const existing = state[AUDIT_STATE] as AuditRecord | undefined;
-  if (existing !== undefined) return existing;
-  const record: AuditRecord = { operationId: rule.operationId, write: rule.role === 'editor' || rule.role === 'admin', caller: null, tenants: null, ids: {} };
-  state[AUDIT_STATE] = record;
-  return record;
+/**
+ * Records the audit of a request refused before its handler ran (421): the operation it matched, if any, with its
+ * rule, the caller as far as known without a token check, and what its path and query name.
+ */
+export function auditRefusal(api: OpenAPIBackend, rules: ReadonlyMap<string, AccessRule>, signIn: boolean): (ctx: Koa.Context) => AuditRecord {
+  return (ctx) => {
+    const request = { method: ctx.method, path: ctx.path, headers: ctx.headers as Record<string, string | string[]>, query: ctx.query as Record<string, string | string[]> };
+    const operation = api.router.matchOperation(request);
+    const rule = operation === undefined ? undefined : rules.get(operation.operationId as string);
+    if (rule !== undefined) ctx.state[OPERATION_STATE] = rule.operationId;
+    const record = auditRecordOf(ctx, rule?.operationId ?? null, rule?.audited ?? false);
+    record.caller = signIn ? anonymousCaller(ctx.ip) : localCaller(ctx.ip);
+    record.named = () => (operation === undefined ? namedIn([request.query]) : namedByUrl(api, request, operation));
+    return record;
+  };
 }
 
-/** IDs the input names: path, query and top-level body members ending in `_id`, and a refreshed pack. */
-function namedIds(input: Input<OperationId>): Record<string, string> {
-  const ids: Record<string, string> = {};
-  for (const source of [input.path, input.query, input.body] as unknown[]) {
-    if (source === null || typeof source !== 'object') continue;
+/** What a request names in its path and query (its body is not read): for a request refused before validation. */
+function namedByUrl(api: OpenAPIBackend, request: Parameters<OpenAPIBackend['handleRequest']>[0], operation: Operation): NamedTargets {
+  const parsed = api.router.parseRequest(request, operation);
+  return namedIn([parsed.params, parsed.query]);
+}
+
+/**
+ * What the sources (path, query, body) name: the tenant (`tenant`), the IDs (members ending in `_id`, also one
+ * level down, as `finding.probe_id`), and a refresh's `scope` and `pack`. The first source naming a member wins.
+ */
+function namedIn(sources: readonly unknown[]): NamedTargets {
+  const named: NamedTargets = { tenant: null, ids: {} };
+  const collect = (source: unknown, prefix: string): void => {
+    if (source === null || typeof source !== 'object' || Array.isArray(source)) return;
     for (const [name, value] of Object.entries(source)) {
-      if ((name.endsWith('_id') || name === 'pack') && typeof value === 'string') ids[name] = value;
+      if (prefix === '' && typeof value === 'object') collect(value, `${name}.`);
+      if (typeof value !== 'string') continue;
+      if (prefix === '' && name === 'tenant') named.tenant ??= value;
+      else if (name.endsWith('_id') || (prefix === '' && (name === 'pack' || name === 'scope'))) named.ids[prefix + name] ??= value;
     }
-  }
-  return ids;
+  };
+  for (const source of sources) collect(source, '');
+  return named;
 }
 
 function toInput(c: Context, ctx: Koa.Context, caller: Caller): Input<OperationId> {
@@ -221,20 +226,23 @@ function toInput(c: Context, ctx: Koa.Context, caller: Caller): Input<OperationI
   };
 }
 
-function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, result: AnyResult, validate: boolean): void {
+function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, operation: Operation, result: AnyResult, validate: boolean, deprecations: Deprecations): void {
+  const operationId = operation.operationId as string;
   const declared = (operation.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
   const response = declared[String(result.status)];
   if (response === undefined) {
-    throw contractBreach(ctx, operation, result.status, [`status ${result.status} is not declared`]);
+    throw contractViolation(ctx, operationId, result.status, [`status ${result.status} is not declared`]);
   }
   const mediaTypes = Object.keys(response.content ?? {});
   const contentType = result.contentType ?? mediaTypes[0];
   if (result.body !== undefined && (contentType === undefined || !mediaTypes.includes(contentType))) {
-    throw contractBreach(ctx, operation, result.status, [`media type ${String(contentType)} is not declared`]);
+    throw contractViolation(ctx, operationId, result.status, [`media type ${String(contentType)} is not declared`]);
   }
   if (contentType === 'application/problem+json') {
-    // typed problem results get the same request fields as thrown ones
+    // typed problem results get the same request fields, and the same check, as thrown ones
     result.body = { ...(result.body as object), instance: ctx.path, requestId: String(ctx.state.requestId) };
+    const reasons = problems.reasons(operationId, result.status, result.body);
+    if (reasons.length > 0) throw contractViolation(ctx, operationId, result.status, reasons);
   }
   const isJson = contentType !== undefined && JSON_TYPES.has(contentType);
   // an EncodedJson body was checked against its schema by the code that made it (see EncodedJson)
@@ -242,10 +250,12 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, resul
   if (validate && isJson && encoded === undefined) {
     const outcome = api.validateResponse(result.body, operation, result.status);
     if (outcome.errors) {
-      throw contractBreach(ctx, operation, result.status, outcome.errors.map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`));
+      throw contractViolation(ctx, operationId, result.status, outcome.errors.map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`));
     }
   }
   if (result.headers !== undefined) for (const name of Object.keys(result.headers)) ctx.res.setHeader(name, result.headers[name]!);
+  const deprecation = deprecationHeaders(deprecations, operation.operationId as string, { query: ctx.query, headers: ctx.headers });
+  if (deprecation !== null) for (const name of Object.keys(deprecation)) ctx.res.setHeader(name, deprecation[name]!);
 
   const etag = result.headers?.ETag;
   if (result.status === 200 && etag !== undefined && declared['304'] !== undefined && matchesEtag(ctx.get('if-none-match'), etag)) {
@@ -262,11 +272,6 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, operation: Operation, resul
   // before the body, so that Koa does not work one out (and look up its charset) only to have it replaced.
   ctx.res.setHeader('Content-Type', contentType as string);
   ctx.body = isJson ? (encoded ?? JSON.stringify(result.body)) : (result.body as RawBody | Readable);
-}
-
-function contractBreach(ctx: Koa.Context, operation: Operation, status: number, reasons: string[]): HttpProblem {
-  (ctx.state.log as Deps['log']).error({ operationId: operation.operationId, status, reasons }, 'response breaks the contract');
-  return new HttpProblem('internal-error', `the server failed to answer this request; quote request id ${String(ctx.state.requestId)}`);
 }
 
 function matchesEtag(header: string, etag: string): boolean {

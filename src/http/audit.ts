@@ -1,28 +1,59 @@
 import type Koa from 'koa';
+import { Readable } from 'node:stream';
 import type { Caller } from '../auth/caller.js';
 import type { Logger } from '../logger.js';
 import type { ScopedTenants } from '../tenants/tenants.js';
 
-/** What the contract middleware learns about a request, for its audit line. */
-export interface AuditRecord {
-  readonly operationId: string;
-  /** The operation changes stored data (its role is editor or admin). */
-  readonly write: boolean;
-  caller: Caller | null;
-  tenants: ScopedTenants | null;
-  /** IDs the request named or created (`view_id`, `cell_id`, `probe_id`…). */
+/** What a successful audited read gave away (rows exported, the model a finding went to); getters are read when the line is written. */
+export type AuditDetails = Readonly<Record<string, string | number | boolean | null | (() => number)>>;
+
+/** What the request named: the tenant as given (path, query or body member `tenant`) and its IDs. */
+export interface NamedTargets {
+  tenant: string | null;
   ids: Record<string, string>;
 }
 
-/** Where the contract middleware leaves the record (ctx.state). */
+/** What the server learns about a request, for its audit line (docs/audit.md). */
+export interface AuditRecord {
+  /** The operation the request matched; null for a request refused before any route was matched. */
+  readonly operationId: string | null;
+  /** Every outcome is audited: writes (role editor or admin) and reads that give data away in bulk (`x-audit`). */
+  readonly always: boolean;
+  caller: Caller | null;
+  tenants: ScopedTenants | null;
+  /** What the request named, worked out only when a line is written. */
+  named: () => NamedTargets;
+  /** IDs a write created that the request could not name (a new view's `view_id`). */
+  created: Record<string, string>;
+  details: AuditDetails | null;
+}
+
+/** Where the record is kept (ctx.state). */
 export const AUDIT_STATE = 'audit';
 
-const REFUSED: Record<number, string> = { 401: 'unauthenticated', 403: 'forbidden', 429: 'rate-limited' };
+/** Where the client's own `X-Request-Id` is kept (ctx.state), logged beside the server's id. */
+export const CLIENT_REQUEST_ID_STATE = 'clientRequestId';
+
+const REFUSED: Record<number, string> = { 401: 'unauthenticated', 403: 'forbidden', 421: 'misdirected', 429: 'rate-limited' };
+
+const nothingNamed = (): NamedTargets => ({ tenant: null, ids: {} });
+
+/** The request's audit record, made on first use. */
+export function auditRecordOf(ctx: Koa.Context, operationId: string | null, always: boolean): AuditRecord {
+  const state = ctx.state as Record<string, unknown>;
+  const existing = state[AUDIT_STATE] as AuditRecord | undefined;
+  if (existing !== undefined) return existing;
+  const record: AuditRecord = { operationId, always, caller: null, tenants: null, named: nothingNamed, created: {}, details: null };
+  state[AUDIT_STATE] = record;
+  return record;
+}
 
 /**
- * One JSON log line with `"audit": true` for every call of a write operation and every refused request (401,
- * 403, 429, and 404 for a tenant outside the caller's scope): operation, user, tenant, outcome and IDs, never the
- * token. The lines are written at level info whatever LOG_LEVEL says (only `silent` mutes them).
+ * One JSON log line with `"audit": true` for every call of an always-audited operation and every refused
+ * request (401, 403, 421, 429, and 404 for a tenant outside the caller's scope): operation, user, address,
+ * tenant, outcome, the IDs named or created and, for audited reads, what they gave away. Never the token. A
+ * streamed body (an export) is logged when the stream has closed, with its final counts. The lines are written
+ * at level info whatever LOG_LEVEL says (only `silent` mutes them).
  */
 export function auditTrail(log: Logger): Koa.Middleware {
   const audit = log.level === 'silent' ? log : log.child({ audit: true }, { level: 'info' });
@@ -32,22 +63,33 @@ export function auditTrail(log: Logger): Koa.Middleware {
     } finally {
       const record = ctx.state[AUDIT_STATE] as AuditRecord | undefined;
       const outside = record?.tenants?.outsideScope ?? null;
-      if (record !== undefined && (record.write || REFUSED[ctx.status] !== undefined || outside !== null)) {
-        const caller = record.caller;
-        audit.info(
-          {
-            reqId: ctx.state.requestId,
-            operationId: record.operationId,
-            outcome: REFUSED[ctx.status] ?? (outside !== null && ctx.status === 404 ? 'tenant-outside-scope' : ctx.status < 400 ? 'ok' : 'failed'),
-            status: ctx.status,
-            user: caller === null || caller.mode === 'none' ? null : { sub: caller.sub, email: caller.email },
-            address: ctx.ip,
-            tenant: record.tenants?.resolved.join(', ') || outside,
-            ids: record.ids,
-          },
-          'audit',
-        );
+      if (record !== undefined && (record.always || REFUSED[ctx.status] !== undefined || outside !== null)) {
+        const write = (): void => audit.info(auditLine(ctx, record, outside), 'audit');
+        if (ctx.body instanceof Readable && !ctx.body.closed) ctx.body.once('close', write);
+        else write();
       }
     }
   };
+}
+
+function auditLine(ctx: Koa.Context, record: AuditRecord, outside: string | null): Record<string, unknown> {
+  const caller = record.caller;
+  const named = record.named();
+  const resolved = record.tenants?.resolved.join(', ') ?? '';
+  const details: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record.details ?? {})) details[key] = typeof value === 'function' ? value() : value;
+  const line: Record<string, unknown> = {
+    reqId: ctx.state.requestId,
+    operationId: record.operationId,
+    outcome: REFUSED[ctx.status] ?? (outside !== null && ctx.status === 404 ? 'tenant-outside-scope' : ctx.status < 400 ? 'ok' : 'failed'),
+    status: ctx.status,
+    user: caller === null || caller.sub === null ? null : { sub: caller.sub, email: caller.email },
+    address: caller?.address ?? ctx.ip,
+    tenant: resolved || outside || named.tenant,
+    ids: { ...named.ids, ...record.created },
+  };
+  const clientRequestId = ctx.state[CLIENT_REQUEST_ID_STATE];
+  if (clientRequestId !== undefined) line['clientRequestId'] = clientRequestId;
+  if (record.details !== null) line['details'] = details;
+  return line;
 }

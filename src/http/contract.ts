@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { operations } from '../../generated/openapi.js';
 import type { Caller } from '../auth/caller.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../ports.js';
+import type { AuditDetails } from './audit.js';
 import type { EncodedJson } from './encoded-json.js';
 
 /** Every operationId of openapi.yaml. */
@@ -34,8 +35,11 @@ type JsonMediaType = 'application/json' | 'application/problem+json';
 type Responses<K extends OperationId> = Operation<K>['responses'];
 type ContentOf<R> = R extends { content: infer C } ? C : never;
 
-/** IDs a write created that its input does not name (a new view's `view_id`), for the audit line. */
-type Touched = { touched?: Record<string, string> };
+/**
+ * For the audit line: IDs a write created that its input does not name (a new view's `view_id`), and what an
+ * audited read gave away (`x-audit`: rows exported, the model a finding went to).
+ */
+type Touched = { touched?: Record<string, string>; audit?: AuditDetails };
 
 type Variant<S, M, T> = M extends JsonMediaType
   ? { status: S; contentType?: M; body: T | EncodedJson<T>; headers?: Record<string, string> } & Touched

@@ -1,11 +1,10 @@
-import { createRequire } from 'node:module';
+import { bath } from 'bath-es5';
+import * as cookie from 'cookie';
 import type { OpenAPIRouter, Operation, ParsedRequest, Request } from 'openapi-backend';
 
-// openapi-backend's own helpers (resolved from where it is installed), so that path parameters and cookies are
-// parsed exactly as it parses them
-const libraryRequire = createRequire(createRequire(import.meta.url).resolve('openapi-backend'));
-const bath = (libraryRequire('bath-es5') as { default: (template: string) => { params(path: string): Record<string, string> | null } }).default;
-const cookie = libraryRequire('cookie') as { parse(header: string): Record<string, string> };
+// openapi-backend's own helpers, declared in package.json with the library's version ranges, so that path
+// parameters and cookies are parsed exactly as it parses them (test/unit/request-parser.test.ts checks that
+// these are the very copies the library loads)
 
 type Query = Record<string, unknown>;
 type QueryParameter = { name: string; in: string; content?: Record<string, unknown>; explode?: boolean; style?: string };

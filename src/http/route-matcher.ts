@@ -30,8 +30,12 @@ export function compiledMatchOperation(router: OpenAPIRouter, operations: readon
     if (strict === true) throw Error(message);
     return undefined;
   };
-  // private in the typings, public in the code: the apiRoot check the library's own matchOperation makes
-  const underApiRoot = (path: string): boolean => (router as unknown as { isUnderApiRoot(path: string): boolean }).isUnderApiRoot(path);
+  // private in the typings, public in the code: the apiRoot check the library's own matchOperation makes. Should
+  // a release rename it, the server refuses to start rather than route differently (test/unit/route-matcher.test.ts
+  // compares the two with and without an apiRoot).
+  const isUnderApiRoot = (router as unknown as { isUnderApiRoot?: (path: string) => boolean }).isUnderApiRoot;
+  if (typeof isUnderApiRoot !== 'function') throw new Error("openapi-backend's router has no isUnderApiRoot: compiledMatchOperation must follow the library's routing again");
+  const underApiRoot = (path: string): boolean => isUnderApiRoot.call(router, path);
   return (request, strict) => {
     const req = router.normalizeRequest(request);
     if (!underApiRoot(req.path)) return fail(strict, '404-notFound: no route matches request');

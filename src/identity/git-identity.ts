@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { childEnvironment } from '../child-environment.js';
 
 /** `git config user.name` / `user.email`; null when unset or git is missing. */
 export interface GitIdentity {
@@ -9,11 +10,14 @@ export interface GitIdentity {
 }
 
 const GIT_TIMEOUT_MS = 3000;
+/** What git needs besides the base variables to find the configuration it reads (never a secret). */
+const GIT_VARIABLES = ['XDG_CONFIG_HOME', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_NOSYSTEM'];
 
 function gitConfig(args: readonly string[], cwd: string): Promise<string | null> {
   return new Promise((resolve) => {
-    // execFile with an argument array: no shell, nothing from a request is ever parsed as a command.
-    execFile('git', [...args], { cwd, timeout: GIT_TIMEOUT_MS, windowsHide: true }, (err, stdout) => {
+    // execFile with an argument array: no shell, nothing from a request is ever parsed as a command; the
+    // environment holds no secret of the server.
+    execFile('git', [...args], { cwd, timeout: GIT_TIMEOUT_MS, windowsHide: true, env: childEnvironment(GIT_VARIABLES) }, (err, stdout) => {
       const value = String(stdout ?? '').trim();
       resolve(err || value === '' ? null : value);
     });

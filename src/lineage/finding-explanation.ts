@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Locale } from '../search/localized.js';
 import { explainEntityRecords, type ExplainGroup } from './explain.js';
 import { readFinding, type FindingRecord, type MalformedFinding } from './finding.js';
+import type { StoredDefinitions } from '../signals/stored-definitions.js';
 import { findSignalSummary, type SignalSummary } from './signal-summary.js';
 
 /** Levels 1 and 2 of a finding's explanation. */
@@ -18,12 +19,13 @@ export interface FindingExplanation {
 export async function explainFindingRecords(
   db: Database.Database,
   afsDir: string,
+  stored: StoredDefinitions,
   findingId: string,
   locale: Locale,
 ): Promise<FindingExplanation | MalformedFinding | null> {
   const finding = readFinding(db, findingId);
   if (finding === null || 'malformed' in finding) return finding;
   const groups = explainEntityRecords(db, { entityType: finding.entity_type, entityId: finding.entity_id, timeBucket: finding.time_bucket, locale });
-  const signal = await findSignalSummary(db, afsDir, finding.probe_id);
+  const signal = await findSignalSummary(db, afsDir, stored, finding.probe_id);
   return { finding, signal, groups };
 }

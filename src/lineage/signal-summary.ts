@@ -1,9 +1,7 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { parse } from 'yaml';
 import { columnsOf, hasTable } from '../search/kls-schema.js';
 import { localizedText, optionalLocalizedText, type LocalizedText } from '../search/localized.js';
+import type { StoredDefinitions } from '../signals/stored-definitions.js';
 
 /** Name and description of a signal (the contract's SignalSummary). */
 export interface SignalSummary {
@@ -12,13 +10,9 @@ export interface SignalSummary {
   description: LocalizedText | null;
 }
 
-/** Definition IDs; the prefix names the AFS folder. Checked before an ID reaches a path. */
-const DEFINITION_ID = /^(probe_|assessment_|hyp_|diag_)[a-z][a-z0-9_]*$/;
-const FOLDER_BY_PREFIX: Readonly<Record<string, string>> = { probe_: 'signals', assessment_: 'perspectives', hyp_: 'theses', diag_: 'verdicts' };
-
 /** The signal's name and description from the KLS (`search_items` kind `probe`), else its AFS file; null when neither has it. */
-export async function findSignalSummary(db: Database.Database, afsDir: string, probeId: string): Promise<SignalSummary | null> {
-  return readKlsSignal(db, probeId) ?? (await readAfsSignal(afsDir, probeId));
+export async function findSignalSummary(db: Database.Database, afsDir: string, stored: StoredDefinitions, probeId: string): Promise<SignalSummary | null> {
+  return readKlsSignal(db, probeId) ?? (await readAfsSignal(afsDir, stored, probeId));
 }
 
 /** From `search_items` kind `probe`. */
@@ -39,20 +33,16 @@ export function readKlsSignal(db: Database.Database, probeId: string): SignalSum
   };
 }
 
-/** From `<afsDir>/<folder>/<probeId>.yaml`; null when the ID is malformed, the file is missing or unreadable. */
-export async function readAfsSignal(afsDir: string, probeId: string): Promise<SignalSummary | null> {
-  const prefix = DEFINITION_ID.exec(probeId)?.[1];
-  if (prefix === undefined) return null;
-  let document: unknown;
-  try {
-    document = parse(await fs.readFile(path.join(afsDir, FOLDER_BY_PREFIX[prefix] as string, `${probeId}.yaml`), 'utf8'));
-  } catch {
-    return null;
-  }
-  if (document === null || typeof document !== 'object') return null;
+/**
+ * From `<afsDir>/<folder>/<probeId>.yaml` as `stored` reads it (parsed off the main thread, symbolic links not
+ * followed); null when the ID is malformed, the file is missing, a link, or cannot be read within the limits.
+ */
+export async function readAfsSignal(afsDir: string, stored: StoredDefinitions, probeId: string): Promise<SignalSummary | null> {
+  const definition = await stored.read(afsDir, probeId);
+  if (definition.kind === 'absent' || !definition.content.ok) return null;
+  const { name, description } = definition.content;
   const text = (value: unknown, language: string): unknown =>
     value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[language] : undefined;
-  const { name, description } = document as { name?: unknown; description?: unknown };
   return {
     probe_id: probeId,
     name: localizedText(text(name, 'en'), text(name, 'de'), text(name, 'fr'), probeId),

@@ -51,7 +51,8 @@ export interface Metrics {
 /** A counter that records nothing (METRICS=off, and code built without a metrics port). */
 export const UNCOUNTED: Count & LabelledCount<string, string> = { inc() {} };
 
-const DISABLED: Metrics = {
+/** The metrics of a server with METRICS=off. */
+export const DISABLED_METRICS: Metrics = {
   enabled: false,
   observeRequest() {},
   searchCacheHits: UNCOUNTED,
@@ -64,11 +65,3 @@ const DISABLED: Metrics = {
   watchOpenTenantFiles() {},
   exposition: async () => '',
 };
-
-/** The server's metrics: a registry of its own (never prom-client's global one), or nothing when `enabled` is false. */
-export async function createMetrics(enabled: boolean): Promise<Metrics> {
-  if (!enabled) return DISABLED;
-  // prom-client is loaded only when metrics are on
-  const { prometheusMetrics } = await import('./prometheus-metrics.js');
-  return prometheusMetrics();
-}

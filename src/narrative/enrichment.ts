@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
-import YAML from 'yaml';
+import type { StoredDefinitions } from '../signals/stored-definitions.js';
 
 /** A text in the three languages; any of them may be missing. */
 export interface LocalizedText {
@@ -111,25 +109,16 @@ export function readSignalFromKls(db: Database.Database, probeId: string): Signa
   return { probeId, name, description: hasAny(description) ? description : null, source: 'kls' };
 }
 
-/** Folder of the AFS per ID prefix (docs/signal-language.md). */
-const AFS_FOLDERS: Record<string, string> = { probe_: 'signals', assessment_: 'perspectives', hyp_: 'theses', diag_: 'verdicts' };
-const DEFINITION_ID = /^(probe_|assessment_|hyp_|diag_)[a-z][a-z0-9_]*$/;
-
-/** The signal's name and description from its AFS definition file; null when there is none or it does not parse. */
-export function readSignalFromAfs(afsDir: string, probeId: string): SignalInfo | null {
-  const match = DEFINITION_ID.exec(probeId);
-  if (match === null) return null;
-  const file = path.join(afsDir, AFS_FOLDERS[match[1]!]!, `${probeId}.yaml`);
-  let document: unknown;
-  try {
-    document = YAML.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return null;
-  }
-  const definition = document as { name?: unknown; description?: unknown } | null;
-  const name = localized(definition?.name);
+/**
+ * The signal's name and description from its AFS definition file as `stored` reads it (parsed off the main thread,
+ * symbolic links not followed); null when there is none, it does not parse within the limits, or it has no name.
+ */
+export async function readSignalFromAfs(afsDir: string, stored: StoredDefinitions, probeId: string): Promise<SignalInfo | null> {
+  const definition = await stored.read(afsDir, probeId);
+  if (definition.kind === 'absent' || !definition.content.ok) return null;
+  const name = localized(definition.content.name);
   if (name === null) return null;
-  return { probeId, name, description: localized(definition?.description), source: 'afs' };
+  return { probeId, name, description: localized(definition.content.description), source: 'afs' };
 }
 
 function localized(value: unknown): LocalizedText | null {

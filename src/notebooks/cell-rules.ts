@@ -10,6 +10,12 @@ export type CellType = (typeof CELL_TYPES)[number];
 /** Largest cell a notebook or note stores: its members as JSON, a discussion's replies not counted. */
 export const CELL_SIZE_LIMIT_BYTES = 64 * 1024;
 
+/**
+ * Most cells a notebook or a note holds, and replies a discussion holds: every write answers the whole notebook,
+ * so without a bound each write would cost more than the last.
+ */
+export const CELL_COUNT_LIMITS = { cells: 500, replies: 500 } as const;
+
 const INPUT_SCHEMA: Record<CellType, string> = {
   narrative: 'NarrativeCellInput',
   view: 'ViewCellInput',
@@ -45,6 +51,9 @@ export function cellRules(document: Document): CellRules {
       const issues: ValidationIssue[] = [];
       if (!validate(members)) issues.push(...toIssues(validate.errors ?? [], name));
       if (cell.type === 'discussion' && !replies(replyList)) issues.push(...toIssues(replies.errors ?? [], `${name}.replies`));
+      if (Array.isArray(replyList) && replyList.length > CELL_COUNT_LIMITS.replies) {
+        issues.push({ in: 'body', name: `${name}.replies`, message: `holds ${replyList.length} replies; a discussion holds at most ${CELL_COUNT_LIMITS.replies}` });
+      }
       const size = Buffer.byteLength(JSON.stringify(members));
       if (size > CELL_SIZE_LIMIT_BYTES) {
         issues.push({ in: 'body', name, message: `cell is ${size} bytes as JSON; at most ${CELL_SIZE_LIMIT_BYTES} are allowed` });

@@ -4,7 +4,7 @@ import { CellRow, type CellOwnerKind } from '../appdb/cell.entity.js';
 import type { AppDbManager } from '../appdb/unit-of-work.js';
 import { invalidRequest } from '../http/errors.js';
 import { authorOfNewCell, checkableCell, contentOfNewCell, mergeUpdates, todayUtc, type DiscussionReply } from './cell-content.js';
-import type { CellRules } from './cell-rules.js';
+import { CELL_COUNT_LIMITS, type CellRules } from './cell-rules.js';
 
 /** The notebook of a tenant (id = tenant ID) or a note (id = note ID). Used inside a unit of work only. */
 export interface CellOwner {
@@ -41,8 +41,9 @@ export async function countCells(m: AppDbManager, kind: CellOwnerKind, ownerIds:
 }
 
 /**
- * Appends a cell after the owner's last one. Its position is read and written in the same write unit
- * (BEGIN IMMEDIATE), so parallel appends, from this process or another, each get their own position.
+ * Appends a cell after the owner's last one; 400 when the owner holds CELL_COUNT_LIMITS.cells already. Count and
+ * position are read and written in the same write unit (BEGIN IMMEDIATE), so parallel appends, from this process
+ * or another, each get their own position and never pass the limit together.
  */
 export async function appendCell(
   m: AppDbManager,
@@ -54,8 +55,12 @@ export async function appendCell(
   const last = await m
     .createQueryBuilder(CellRow, 'c')
     .select('MAX(c.position)', 'max')
+    .addSelect('COUNT(*)', 'count')
     .where('c.ownerKind = :kind AND c.ownerId = :id', { kind: owner.kind, id: owner.id })
-    .getRawOne<{ max: number | null }>();
+    .getRawOne<{ max: number | null; count: number | string }>();
+  if (Number(last?.count ?? 0) >= CELL_COUNT_LIMITS.cells) {
+    throw invalidRequest([{ in: 'body', name: 'cell', message: `the ${owner.kind} holds ${CELL_COUNT_LIMITS.cells} cells, the most it may; delete one first` }]);
+  }
   const stamp = now.toISOString();
   const row = m.create(CellRow, {
     cellId: randomUUID(),
@@ -116,12 +121,18 @@ export async function deleteAllCells(m: AppDbManager, owner: CellOwner): Promise
   await m.delete(CellRow, { ownerKind: owner.kind, ownerId: owner.id });
 }
 
-/** Appends a reply to the owner's discussion cell, read and written in the same write unit. */
-export async function addReply(m: AppDbManager, owner: CellOwner, cellId: string, reply: ReplyInput, now: Date): Promise<ReplyOutcome> {
+/**
+ * Appends a reply to the owner's discussion cell, read and written in the same write unit; 400 past
+ * CELL_COUNT_LIMITS.replies, the issue named `issueName` (the request member that holds the reply).
+ */
+export async function addReply(m: AppDbManager, owner: CellOwner, cellId: string, reply: ReplyInput, now: Date, issueName = 'text'): Promise<ReplyOutcome> {
   const row = await findCell(m, owner, cellId);
   if (row === null) return 'no-cell';
   if (row.type !== 'discussion') return 'not-discussion';
   const replies = Array.isArray(row.content.replies) ? (row.content.replies as DiscussionReply[]) : [];
+  if (replies.length >= CELL_COUNT_LIMITS.replies) {
+    throw invalidRequest([{ in: 'body', name: issueName, message: `the discussion holds ${CELL_COUNT_LIMITS.replies} replies, the most it may` }]);
+  }
   const added: DiscussionReply = { author: reply.author, text: reply.text, date: reply.date ?? todayUtc(now) };
   const content = { ...row.content, replies: [...replies, added] };
   await m.update(CellRow, { cellId }, { content, updatedAt: now.toISOString() } as QueryDeepPartialEntity<CellRow>);

@@ -117,7 +117,7 @@ export function replyInNote(dataSource: DataSource, tenantId: string, noteId: st
     const note = await findNote(m, tenantId, noteId);
     if (note === null) return 'no-note';
     const now = new Date();
-    const outcome = await addReply(m, ownerOf(noteId), cellId, reply, now);
+    const outcome = await addReply(m, ownerOf(noteId), cellId, reply, now, 'reply');
     if (outcome === 'added') await touch(m, note, now);
     return outcome;
   });

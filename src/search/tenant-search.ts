@@ -1,6 +1,5 @@
 import { HttpProblem } from '../http/errors.js';
-import type { KlsLease, TenantEntry } from '../tenants/registry.js';
-import type { Tenants } from '../tenants/tenants.js';
+import type { KlsLease, TenantEntry, Tenants } from '../tenants/tenants.js';
 import type { IndexSource, SearchIndexes } from './search-indexes.js';
 import type { EncodedResults } from './search-index.js';
 

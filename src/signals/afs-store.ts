@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isMap, isScalar } from 'yaml';
-import { DEFINITION_KINDS, LIMITS, MAX_PROBE_ID_LENGTH, PROBE_ID_PATTERN, SIGNAL_ID_PATTERN, kindOfProbeId, type DefinitionType, type GoldSchema } from './definition-rules.js';
+import type { DefinitionContent } from './definition-content.js';
+import type { DefinitionParser } from './definition-parser.js';
+import { DEFINITION_KINDS, MAX_PROBE_ID_LENGTH, PROBE_ID_PATTERN, SIGNAL_ID_PATTERN, type DefinitionType, type GoldSchema } from './definition-rules.js';
 import { isApplicable } from './gold-schema.js';
-import { parseYamlSafely, toPlainData } from './safe-yaml.js';
+import { definitionFile, isRealFolder, readFile, type StoredDefinitions } from './stored-definitions.js';
 
 /** Text in the three languages. */
 export interface LocalizedText {
@@ -27,16 +28,25 @@ export interface DefinitionListItem {
 /** Outcome of a save: written, refused because the file exists, or refused because the YAML is unfit. */
 export type SaveOutcome = { kind: 'saved'; path: string } | { kind: 'exists' } | { kind: 'invalid'; message: string };
 
-/** Largest definition file read by list and load. */
-const MAX_FILE_BYTES = 4 * 1024 * 1024;
+/** Outcome of a load: the file's text, or why there is none. */
+export type LoadOutcome = { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'link' } | { kind: 'unreadable'; error: string };
 
-/** Every definition file of the four folders, ordered by type then probe_id; unreadable files carry `error`. */
-export async function listDefinitions(afsDir: string, gold: GoldSchema): Promise<DefinitionListItem[]> {
+/** Largest definition file load returns (it does not parse it; list refuses files over LIMITS.yamlBytes). */
+const MAX_LOAD_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Every definition file of the four folders, ordered by type then probe_id; files that cannot be read or parsed
+ * within the limits, and symbolic links (never followed), carry `error`. Contents come from `stored`: parsed off
+ * the main thread, once per file identity.
+ */
+export async function listDefinitions(afsDir: string, gold: GoldSchema, stored: StoredDefinitions): Promise<DefinitionListItem[]> {
   const items: DefinitionListItem[] = [];
   for (const kind of DEFINITION_KINDS) {
     const folder = path.join(afsDir, kind.folder);
     let names: string[];
     try {
+      // a folder that is a symbolic link is not read: its definitions would live outside the AFS
+      if (!(await isRealFolder(folder))) continue;
       names = await fs.promises.readdir(folder);
     } catch {
       continue;
@@ -47,36 +57,28 @@ export async function listDefinitions(afsDir: string, gold: GoldSchema): Promise
       .filter((id) => id.startsWith(kind.prefix) && id.length <= MAX_PROBE_ID_LENGTH && PROBE_ID_PATTERN.test(id))
       .sort();
     for (const id of ids) {
-      const item = await readListItem(path.join(folder, `${id}.yaml`), id, kind.type, gold);
-      if (item !== null) items.push(item);
+      const content = await stored.readContent(path.join(folder, `${id}.yaml`));
+      if (content !== null) items.push(toListItem(id, kind.type, content, gold));
     }
   }
   return items;
 }
 
-/** The raw text of a definition, or null when no file has that probe_id. */
-export async function loadDefinition(afsDir: string, probeId: string): Promise<string | null> {
-  const kind = kindOfProbeId(probeId);
-  if (kind === undefined || !PROBE_ID_PATTERN.test(probeId) || probeId.length > MAX_PROBE_ID_LENGTH) return null;
-  const file = path.join(afsDir, kind.folder, `${probeId}.yaml`);
-  try {
-    const stat = await fs.promises.stat(file);
-    if (!stat.isFile()) return null;
-    if (stat.size > MAX_FILE_BYTES) throw new Error(`${file} is larger than ${MAX_FILE_BYTES} bytes`);
-    return await fs.promises.readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
-    throw err;
-  }
+/** The raw text of a definition (not parsed), without following a symbolic link; absent for a malformed probe_id. */
+export async function loadDefinition(afsDir: string, probeId: string): Promise<LoadOutcome> {
+  const where = definitionFile(afsDir, probeId);
+  if (where === null) return { kind: 'absent' };
+  return readFile(where.folder, where.file, MAX_LOAD_BYTES);
 }
 
 /**
  * Writes `signals/<probeId>.yaml` atomically: a temporary file in the same folder, then rename (force) or link,
- * which fails when the target exists, so of two concurrent saves without force exactly one wins.
+ * which fails when the target exists, so of two concurrent saves without force exactly one wins. The YAML is
+ * checked first by `parser` (off the main thread): it must parse within the limits and carry that probe_id.
  */
-export async function saveSignal(afsDir: string, probeId: string, yaml: string, force: boolean): Promise<SaveOutcome> {
+export async function saveSignal(afsDir: string, probeId: string, yaml: string, force: boolean, parser: DefinitionParser): Promise<SaveOutcome> {
   if (!SIGNAL_ID_PATTERN.test(probeId) || probeId.length > MAX_PROBE_ID_LENGTH) return { kind: 'invalid', message: 'probe_id must match ^probe_[a-z][a-z0-9_]*$' };
-  const problem = yamlProblem(yaml, probeId);
+  const problem = yamlProblem(await parser.parse(yaml), probeId);
   if (problem !== null) return { kind: 'invalid', message: problem };
 
   const signalsDir = path.resolve(afsDir, 'signals');
@@ -111,48 +113,24 @@ export async function saveSignal(afsDir: string, probeId: string, yaml: string, 
   return { kind: 'saved', path: `signals/${probeId}.yaml` };
 }
 
-/** Why the YAML cannot be saved under `probeId` (it must parse, be a mapping and carry that probe_id), or null. */
-function yamlProblem(yaml: string, probeId: string): string | null {
-  const parsed = parseYamlSafely(yaml);
-  if (parsed.doc === null) return `yaml does not parse: ${parsed.errors.map((error) => error.message).slice(0, 3).join('; ')}`;
-  const root = parsed.doc.contents;
-  if (!isMap(root)) return 'yaml must be a mapping with probe_id, type, name and contract';
-  const pair = root.items.find((item) => isScalar(item.key) && item.key.value === 'probe_id');
-  const value = isScalar(pair?.value) ? pair.value.value : undefined;
-  if (value !== probeId) {
-    const found = typeof value === 'string' ? `"${value.slice(0, 100)}"` : 'missing';
+/** Why a definition cannot be saved under `probeId` (it must parse within the limits, be a mapping and carry that probe_id), or null. */
+function yamlProblem(content: DefinitionContent, probeId: string): string | null {
+  if (!content.ok) return `yaml is refused: ${content.error}`;
+  if (content.probeId !== probeId) {
+    const found = typeof content.probeId === 'string' ? `"${content.probeId.slice(0, 100)}"` : 'missing';
     return `the YAML's probe_id (${found}) differs from the request's probe_id "${probeId}"`;
   }
   return null;
 }
 
-async function readListItem(file: string, probeId: string, type: DefinitionType, gold: GoldSchema): Promise<DefinitionListItem | null> {
-  const unreadable = (error: string): DefinitionListItem => ({ probe_id: probeId, type, name: null, description: null, contract: null, applicable: null, error });
-  let text: string;
-  try {
-    const stat = await fs.promises.stat(file);
-    if (!stat.isFile()) return null;
-    if (stat.size > LIMITS.yamlBytes) return unreadable(`the file is larger than ${LIMITS.yamlBytes} bytes`);
-    text = await fs.promises.readFile(file, 'utf8');
-  } catch (err) {
-    return unreadable(`the file cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-  const parsed = parseYamlSafely(text);
-  if (parsed.doc === null) return unreadable(parsed.errors.map((error) => error.message).slice(0, 3).join('; '));
-  let data: unknown;
-  try {
-    data = toPlainData(parsed.doc);
-  } catch (err) {
-    return unreadable(`the YAML cannot be read: ${(err as Error).message}`);
-  }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return unreadable('the document is not a mapping');
-  const record = data as Record<string, unknown>;
-  const contract = isRecord(record['contract']) ? (record['contract'] as Record<string, unknown>) : null;
+function toListItem(probeId: string, type: DefinitionType, content: DefinitionContent, gold: GoldSchema): DefinitionListItem {
+  if (!content.ok) return { probe_id: probeId, type, name: null, description: null, contract: null, applicable: null, error: content.error };
+  const contract = isRecord(content.contract) ? (content.contract as Record<string, unknown>) : null;
   return {
     probe_id: probeId,
     type,
-    name: localized(record['name']),
-    description: localized(record['description']),
+    name: localized(content.name),
+    description: localized(content.description),
     contract,
     applicable: type === 'signal' ? contract !== null && isApplicable(contract, gold) : null,
     error: null,

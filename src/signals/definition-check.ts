@@ -13,10 +13,11 @@ import { parseYamlSafely, signalError } from './safe-yaml.js';
 import { checkGoldReferences, checkSignalContract } from './signal-contract-check.js';
 import { YamlView } from './yaml-view.js';
 
-/** What the checker found: the problems, the definition's type when known, and the signal when it is one and valid. */
+/** What the checker found: the problems, the definition's type and its line when known, and the signal when it is one and valid. */
 export interface DefinitionCheck {
   errors: SignalError[];
   type: DefinitionType | null;
+  typeLine: number | null;
   signal: CheckedSignal | null;
 }
 
@@ -29,11 +30,11 @@ const TYPES = DEFINITION_KINDS.map((kind) => kind.type);
  */
 export function checkDefinition(text: string, gold: GoldSchema | null = null): DefinitionCheck {
   const parsed = parseYamlSafely(text);
-  if (parsed.doc === null) return { errors: parsed.errors, type: null, signal: null };
+  if (parsed.doc === null) return { errors: parsed.errors, type: null, typeLine: null, signal: null };
   const view = new YamlView(parsed.doc, parsed.lineOf);
   const root = view.root();
   const top = view.map('(document)', root, null, 'a mapping with probe_id, type, name and contract');
-  if (top === null) return { errors: [signalError(null, view.lineOf(root), 'the document must be a mapping with probe_id, type, name and contract')], type: null, signal: null };
+  if (top === null) return { errors: [signalError(null, view.lineOf(root), 'the document must be a mapping with probe_id, type, name and contract')], type: null, typeLine: null, signal: null };
   const members = view.members(null, top, TOP_LEVEL_KEYS);
 
   const probeId = view.text('probe_id', view.value(members.get('probe_id')), top, true);
@@ -67,7 +68,7 @@ export function checkDefinition(text: string, gold: GoldSchema | null = null): D
     }
   }
   const errors = view.errors;
-  return { errors, type, signal: errors.length === 0 ? signal : null };
+  return { errors, type, typeLine: view.lineOf(typeNode), signal: errors.length === 0 ? signal : null };
 }
 
 function checkLocalizedText(view: YamlView, path: string, raw: unknown, parent: Node, required: boolean): void {

@@ -40,15 +40,26 @@ export const SEVERITY_LEVELS = ['high', 'medium', 'low'] as const;
 /** One severity level. */
 export type SeverityLevel = (typeof SEVERITY_LEVELS)[number];
 
-/** Bounds that keep hostile definitions cheap to check. */
+/**
+ * Bounds that keep hostile definitions cheap to check. The `yaml` package parses about 0.1-1 MB/s depending on the
+ * shape of the text (docs/decisions/0010-definition-parsing-off-the-main-thread.md), so the size bounds the parse;
+ * the other limits bound the tree and what is built from it.
+ */
 export const LIMITS = {
-  /** Largest YAML text, in UTF-8 bytes (the contract's maxLength is in characters). */
-  yamlBytes: 262_144 * 4,
-  yamlChars: 262_144,
+  /** Largest YAML text, in UTF-8 bytes (files; a text within `yamlChars` is always within it). */
+  yamlBytes: 16_384 * 4,
+  /** Largest YAML text, in characters (the contract's maxLength). */
+  yamlChars: 16_384,
   /** Deepest nesting of collections (a signal needs 5). */
   depth: 16,
   /** Most aliases (`*name`) in one document; definitions need none. */
   aliases: 8,
+  /** Most keys in one mapping (a contract has at most 8). */
+  keysPerMapping: 100,
+  /** Most items in one list (an `in` condition takes up to `listItems` values). */
+  itemsPerList: 1000,
+  /** Most nodes (scalars, mappings, lists, aliases; keys included) in one document. */
+  nodes: 4000,
   conditions: 100,
   severityRules: 20,
   listItems: 1000,

@@ -22,7 +22,8 @@ export function signalError(path: string | null, line: number | null, text: stri
 
 /**
  * Parses YAML defensively: size, flow nesting and block indentation are bounded before the parser runs, then
- * nesting depth, alias count and non-scalar keys are checked on the tree. Never throws on bad input.
+ * the tree is walked once for nesting depth, aliases, nodes, keys per mapping, items per list, non-scalar and
+ * duplicate keys. Cost linear in the text's length; never throws on bad input.
  */
 export function parseYamlSafely(text: string): ParsedYaml {
   const lineCounter = new LineCounter();
@@ -40,10 +41,12 @@ export function parseYamlSafely(text: string): ParsedYaml {
 
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
+    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false, strict: true });
   } catch (err) {
     return refused(null, `the YAML text cannot be parsed: ${(err as Error).message}`);
   }
+  // uniqueKeys: false because the package compares each key with every earlier key of its mapping (quadratic);
+  // checkTree finds duplicates with one Set per mapping instead.
   if (doc.errors.length > 0) {
     const errors = doc.errors.slice(0, LIMITS.errors).map((error) => {
       const line = error.linePos?.[0]?.line ?? lineCounter.linePos(error.pos[0]).line;
@@ -94,34 +97,46 @@ function scanNesting(text: string): { line: number; message: string } | null {
   return null;
 }
 
+/** The first limit the tree breaks (one walk, each node once), or no errors. */
 function checkTree(doc: Document.Parsed, lineOf: (node: Node | null | undefined) => number | null): SignalError[] {
-  const errors: SignalError[] = [];
+  let nodes = 0;
   let aliases = 0;
+  let problem: SignalError | null = null;
+  const fail = (node: unknown, text: string): void => {
+    problem = signalError(null, lineOf(node as Node), text);
+  };
   const walk = (node: unknown, depth: number): void => {
-    if (errors.length > 0 || node === null || node === undefined) return;
+    if (problem !== null || node === null || node === undefined) return;
+    if (++nodes > LIMITS.nodes) return fail(node, `more than ${LIMITS.nodes} nodes`);
     if (isAlias(node)) {
-      aliases++;
-      if (aliases > LIMITS.aliases) errors.push(signalError(null, lineOf(node), `more than ${LIMITS.aliases} aliases`));
+      if (++aliases > LIMITS.aliases) fail(node, `more than ${LIMITS.aliases} aliases`);
       return;
     }
     if (isScalar(node)) return;
-    if (depth > LIMITS.depth) {
-      errors.push(signalError(null, lineOf(node as Node), `nesting is deeper than ${LIMITS.depth} levels`));
-      return;
-    }
+    if (depth > LIMITS.depth) return fail(node, `nesting is deeper than ${LIMITS.depth} levels`);
     if (isMap(node)) {
+      if (node.items.length > LIMITS.keysPerMapping) return fail(node, `a mapping has more than ${LIMITS.keysPerMapping} keys`);
+      const keys = new Set<unknown>();
       for (const pair of node.items) {
         if (!isPair(pair)) continue;
-        if (pair.key !== null && !isScalar(pair.key)) {
-          errors.push(signalError(null, lineOf(pair.key as Node), 'keys must be plain values, not collections or aliases'));
-          return;
-        }
+        if (pair.key !== null && !isScalar(pair.key)) return fail(pair.key, 'keys must be plain values, not collections or aliases');
+        const key = isScalar(pair.key) ? pair.key.value : null;
+        if (keys.has(key)) return fail(pair.key ?? node, `the key ${keyText(key)} appears twice in one mapping`);
+        keys.add(key);
+        walk(pair.key, depth + 1);
         walk(pair.value, depth + 1);
       }
     } else if (isSeq(node)) {
+      if (node.items.length > LIMITS.itemsPerList) return fail(node, `a list has more than ${LIMITS.itemsPerList} items`);
       for (const item of node.items) walk(item, depth + 1);
     }
   };
   walk(doc.contents, 1);
-  return errors;
+  return problem === null ? [] : [problem];
+}
+
+/** A key for a message: quoted, control characters replaced, at most 40 characters. */
+function keyText(key: unknown): string {
+  const text = String(key).replace(/[\u0000-\u001f\u007f]/g, '?');
+  return JSON.stringify(text.length <= 40 ? text : `${text.slice(0, 40)}…`);
 }

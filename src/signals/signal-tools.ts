@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GoldSchema, SignalError } from './definition-rules.js';
+import { DefinitionParser, PARSER_LIMITS, type ParserLimits } from './definition-parser.js';
+import { StoredDefinitions } from './stored-definitions.js';
 import type { CheckOutcome, CompileOutcome } from './tool-outcomes.js';
 import { runToolOnce, SignalToolError, type ToolLimits, type ToolRun } from './tool-process.js';
 import { WarmWorker } from './warm-worker.js';
@@ -32,9 +34,15 @@ export function bundledCommand(tool: 'checker' | 'compiler'): ToolCommand {
   return { argv: extension === '.ts' ? [...node, '--import', 'tsx', file] : [...node, file], bundled: true };
 }
 
-/** Runs the contract checker and the single-signal compiler as child processes (docs/signal-language.md). */
+/**
+ * Runs the contract checker and the single-signal compiler as child processes (docs/signal-language.md), and
+ * holds the stored definitions: the AFS files as list, save and the signal lookups read them, parsed in a worker
+ * thread. No definition YAML is parsed on the server's main thread.
+ */
 export class SignalTools {
   private readonly workers = new Map<ToolCommand, WarmWorker>();
+  /** Definition files read without following links, parsed off the main thread, remembered by file identity. */
+  readonly definitions: StoredDefinitions;
 
   constructor(
     readonly checker: ToolCommand,
@@ -43,7 +51,10 @@ export class SignalTools {
     private readonly limits: { timeoutMs: number; startTimeoutMs: number; maxOutputBytes: number } = TOOL_LIMITS,
     /** Where the temporary definition and schema files go (removed after each run). */
     private readonly tmpRoot: string = os.tmpdir(),
-  ) {}
+    parserLimits: ParserLimits = PARSER_LIMITS,
+  ) {
+    this.definitions = new StoredDefinitions(new DefinitionParser(parserLimits));
+  }
 
   /** Writes the YAML to a temporary file and runs the checker on it. */
   async validate(yaml: string, gold: GoldSchema | null): Promise<CheckOutcome> {
@@ -77,10 +88,11 @@ export class SignalTools {
     await Promise.all([this.checker, this.compiler].filter((tool) => tool.bundled).map((tool) => this.worker(tool).warm()));
   }
 
-  /** Stops the warm workers. */
+  /** Stops the warm workers and the definition parser's thread. */
   close(): void {
     for (const worker of this.workers.values()) worker.close();
     this.workers.clear();
+    void this.definitions.parser.close();
   }
 
   /** How many processes each warm worker has started (restarts show as more than 1). */

@@ -1,7 +1,6 @@
-import { isMap, isScalar } from 'yaml';
 import { checkDefinition } from './definition-check.js';
 import type { GoldSchema, SignalError } from './definition-rules.js';
-import { parseYamlSafely, signalError } from './safe-yaml.js';
+import { signalError } from './safe-yaml.js';
 import { compileSignalSql } from './sql-compile.js';
 
 /** The checker's answer (contract schema `ValidationResult`). */
@@ -24,20 +23,12 @@ export function compileOutcome(text: string, gold: GoldSchema | null): CompileOu
   const check = checkDefinition(text, gold);
   const errors = [...check.errors];
   if (check.type !== null && check.type !== 'signal') {
-    errors.unshift(signalError('type', typeLine(text), `only signals can be compiled, this definition is a ${check.type}`));
+    errors.unshift(signalError('type', check.typeLine, `only signals can be compiled, this definition is a ${check.type}`));
   }
   if (errors.length > 0 || check.signal === null) {
     return { ok: false, errors: errors.length > 0 ? errors : [signalError(null, null, 'the definition is not a signal')] };
   }
   return { ok: true, sql: compileSignalSql(check.signal) };
-}
-
-function typeLine(text: string): number | null {
-  const parsed = parseYamlSafely(text);
-  const root = parsed.doc?.contents;
-  if (!isMap(root)) return null;
-  const pair = root.items.find((item) => isScalar(item.key) && item.key.value === 'type');
-  return parsed.lineOf(pair?.value as never) ?? null;
 }
 
 /** Reads a Gold schema from untrusted JSON; throws when its shape is wrong. */

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { childEnvironment } from '../child-environment.js';
 
 /** A checker or compiler run that did not produce an answer: crash, time-out, oversized or malformed output. */
 export class SignalToolError extends Error {
@@ -26,20 +27,11 @@ export interface ToolRun {
 
 const STDERR_KEPT = 8 * 1024;
 
-/** The environment tools get: enough to run, none of the server's secrets. */
-export function toolEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'SYSTEMROOT']) {
-    if (process.env[name] !== undefined) env[name] = process.env[name];
-  }
-  return env;
-}
-
 /** Starts `argv` without a shell. */
 export function startTool(argv: readonly string[], cwd: string): ChildProcessWithoutNullStreams {
   const [command, ...args] = argv;
   if (command === undefined) throw new SignalToolError('empty tool command');
-  const child = spawn(command, args, { cwd, env: toolEnvironment(), shell: false, windowsHide: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd, env: childEnvironment(), shell: false, windowsHide: true, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.on('error', () => undefined); // a tool that exits early closes the pipe: its exit is what counts
   return child;
 }

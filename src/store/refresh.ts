@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../ports.js';
 import { forbidden, HttpProblem, invalidRequest } from '../http/errors.js';
 import type { SyncScope } from './layout.js';
 

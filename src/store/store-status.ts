@@ -1,6 +1,6 @@
 import type { components } from '../../generated/openapi.js';
-import { toMb, type TenantEntry } from '../tenants/registry.js';
-import type { Tenants } from '../tenants/tenants.js';
+import { toMb } from '../tenants/registry.js';
+import type { TenantEntry, Tenants } from '../tenants/tenants.js';
 import type { KlsStore } from './kls-store.js';
 
 type StoreStatusActive = components['schemas']['StoreStatusActive'];

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { components } from '../../generated/openapi.js';
-import { toApiLocalizedName } from './localized.js';
+import { toApiLocalizedName, type NameColumns } from './localized.js';
 import { UNKNOWN_DIM } from './members.js';
 import { compareIds, isMissing, type Missing } from './taxonomy-rows.js';
 import { loadPair, reachedNodes, sharedMemberIds, type PairQuery, type Placements } from './placements.js';
@@ -8,6 +8,7 @@ import { loadPair, reachedNodes, sharedMemberIds, type PairQuery, type Placement
 /** Contract shapes of the cardinality operations. */
 export type SharedMember = components['schemas']['SharedMember'];
 export type TaxonomyFanout = components['schemas']['TaxonomyFanout'];
+export type NodeFanout = components['schemas']['NodeFanout'];
 export type CardinalityDetail = components['schemas']['CardinalityDetail'];
 type Relation = CardinalityDetail['relation'];
 
@@ -39,11 +40,25 @@ export function toApiSharedMember(memberId: string, a: Placements, b: Placements
   };
 }
 
-/** Distribution of fan-outs from `a` to `b`: how many nodes of `a` reach 1, 2, … distinct nodes of `b`. */
+/** Fan-outs from `a` to `b`: how many nodes of `a` reach 1, 2, … distinct nodes of `b`, and each node's own. */
 export function getTaxonomyFanout(db: Database.Database, query: PairQuery): TaxonomyFanout | Missing {
   const pair = loadPair(db, query);
   if (isMissing(pair)) return pair;
-  return { a: query.a, b: query.b, dim: query.dim ?? null, ...fanoutOf(pair.a, pair.b) };
+  const reached = reachedNodes(pair.a, pair.b);
+  return { a: query.a, b: query.b, dim: query.dim ?? null, ...fanoutFigures(reached), nodeFanouts: nodeFanouts(db, query.a, reached) };
+}
+
+const NO_NAMES: NameColumns = { name_en: null, name_de: null, name_fr: null };
+const NODE_NAMES_SQL = 'SELECT node_id, name_en, name_de, name_fr FROM taxonomy_nodes WHERE taxonomy_id = ?';
+
+/** Each node of `taxonomyId` in `reached` with its name and fan-out, largest fan-out first, then by node ID. */
+export function nodeFanouts(db: Database.Database, taxonomyId: string, reached: Map<string, Set<string>>): NodeFanout[] {
+  const names = new Map<string, NameColumns>();
+  // one query for the taxonomy's nodes: a taxonomy is small, and most of its nodes are in `reached`
+  for (const row of db.prepare(NODE_NAMES_SQL).all(taxonomyId) as (NameColumns & { node_id: string })[]) names.set(row.node_id, row);
+  return [...reached]
+    .map(([nodeId, targets]) => ({ node_id: nodeId, node_name: toApiLocalizedName(names.get(nodeId) ?? NO_NAMES, nodeId), fanout: targets.size }))
+    .sort((x, y) => y.fanout - x.fanout || compareIds(x.node_id, y.node_id));
 }
 
 /** Counts, coverage ratios and the relation between `a` and `b` (see the contract for each field). */
@@ -67,8 +82,15 @@ export function getTaxonomyCardinality(db: Database.Database, query: PairQuery):
 }
 
 /** The fan-out figures of `from` → `to`. */
-export function fanoutOf(from: Placements, to: Placements): Pick<TaxonomyFanout, 'nodes' | 'distribution' | 'max' | 'mean'> {
-  const fanouts = [...reachedNodes(from, to).values()].map((targets) => targets.size);
+export function fanoutOf(from: Placements, to: Placements): FanoutFigures {
+  return fanoutFigures(reachedNodes(from, to));
+}
+
+type FanoutFigures = Pick<TaxonomyFanout, 'nodes' | 'distribution' | 'max' | 'mean'>;
+
+/** Count, distribution, maximum and mean of the fan-outs in `reached` (node → the distinct target nodes). */
+function fanoutFigures(reached: Map<string, Set<string>>): FanoutFigures {
+  const fanouts = [...reached.values()].map((targets) => targets.size);
   const buckets = new Map<number, number>();
   for (const fanout of fanouts) buckets.set(fanout, (buckets.get(fanout) ?? 0) + 1);
   const total = fanouts.reduce((sum, f) => sum + f, 0);

@@ -5,48 +5,12 @@ import { HttpProblem, tenantUnavailable } from '../http/errors.js';
 import type { Logger } from '../logger.js';
 import type { Count } from '../metrics/metrics.js';
 import { DEFAULT_TENANT_HANDLES_MAX, HandlePool } from './handle-pool.js';
-import { KlsHandle, stampOf, type FileStamp } from './kls-handle.js';
+import { KlsHandle, stampOf } from './kls-handle.js';
 import { SLUG_PATTERN, compositeIdOf } from './tenant-ref.js';
 import { EVERY_TENANT, type TenantScope } from './tenant-scope.js';
-import { resolveTenant, withLeasedKls, type TenantInput, type Tenants } from './tenants.js';
+import { resolveTenant, withLeasedKls, type KlsLease, type TenantEntry, type TenantFileStat, type TenantInput, type Tenants } from './tenants.js';
 
 /** Per-tenant state (docs/object-store.md, "Sync"). */
-export type TenantStatus = 'pending' | 'downloading' | 'ready' | 'error';
-
-/** One tenant as the server knows it. */
-export interface TenantEntry {
-  readonly compositeId: string;
-  readonly pack: string;
-  readonly slug: string;
-  readonly dir: string;
-  readonly klsPath: string;
-  displayName: string;
-  status: TenantStatus;
-  error: string | null;
-  hasSis: boolean;
-  /** In-memory counter: 1 after the first file, +1 on each swap of kls.sqlite (not when a closed connection reopens). */
-  generation: number;
-  /** The file last seen at klsPath (in service, or rejected). */
-  stamp: FileStamp | null;
-  /** The generation in service; its connection may be closed while idle (see TENANT_HANDLES_MAX). */
-  handle: KlsHandle | null;
-}
-
-/** File facts served by db-status. */
-export interface TenantFileStat {
-  generation: number;
-  mtime: string;
-  sizeMb: number;
-}
-
-/** A leased read-only connection; call release() when done (a later swap closes it then). */
-export interface KlsLease {
-  db: Database.Database;
-  generation: number;
-  entry: TenantEntry;
-  release: () => void;
-}
-
 export const toMb = (bytes: number): number => Math.round((bytes / 1048576) * 100) / 100;
 const RETRY_AFTER_SECONDS = 5;
 

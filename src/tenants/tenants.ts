@@ -1,8 +1,44 @@
 import type Database from 'better-sqlite3';
 import { HttpProblem, invalidRequest } from '../http/errors.js';
-import type { KlsLease, TenantEntry, TenantFileStat } from './registry.js';
+import type { FileStamp, KlsHandle } from './kls-handle.js';
 import { compositeIdOf, parseTenantRef } from './tenant-ref.js';
 import type { TenantScope } from './tenant-scope.js';
+
+export type TenantStatus = 'pending' | 'downloading' | 'ready' | 'error';
+
+/** One tenant as the server knows it. */
+export interface TenantEntry {
+  readonly compositeId: string;
+  readonly pack: string;
+  readonly slug: string;
+  readonly dir: string;
+  readonly klsPath: string;
+  displayName: string;
+  status: TenantStatus;
+  error: string | null;
+  hasSis: boolean;
+  /** In-memory counter: 1 after the first file, +1 on each swap of kls.sqlite (not when a closed connection reopens). */
+  generation: number;
+  /** The file last seen at klsPath (in service, or rejected). */
+  stamp: FileStamp | null;
+  /** The generation in service; its connection may be closed while idle (see TENANT_HANDLES_MAX). */
+  handle: KlsHandle | null;
+}
+
+/** File facts served by db-status. */
+export interface TenantFileStat {
+  generation: number;
+  mtime: string;
+  sizeMb: number;
+}
+
+/** A leased read-only connection; call release() when done (a later swap closes it then). */
+export interface KlsLease {
+  db: Database.Database;
+  generation: number;
+  entry: TenantEntry;
+  release: () => void;
+}
 
 /** Where a tenant value came from, for the 400 it gets when malformed. */
 export type TenantInput = { in: 'path' | 'query' | 'body'; name: string };

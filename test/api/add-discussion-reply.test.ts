@@ -58,4 +58,19 @@ describeEachAppDatabase('POST /{tenant}/api/notebook/cells/{cell_id}/discussion'
     expectProblem(await call(server.url, url, { method: 'POST', body: oversizedBody(), headers: { 'content-type': 'application/json' } }), 413);
     expectProblem(await call(server.url, url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'text/plain' } }), 415);
   });
+
+  it('holds at most 500 replies per discussion: the 501st is 400 and nothing changes', async () => {
+    const discussion = await addNotebookCell(server.url, 'west.hopital-cantonal', { type: 'discussion', title: 'Long thread' });
+    for (let batch = 0; batch < 10; batch += 1) {
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => reply('west.hopital-cantonal', discussion.id, { author: 'w', text: { en: `r${batch * 50 + i}` } })));
+      expect(results.map((r) => r.status)).to.deep.equal(Array(50).fill(201));
+    }
+    const before = cellsOf((await call(server.url, '/west.hopital-cantonal/api/notebook')).body);
+    const refused = await reply('west.hopital-cantonal', discussion.id, { author: 'w', text: { en: 'one more' } });
+    expectProblem(refused, 400);
+    expect(refused.body.errors).to.deep.equal([{ in: 'body', name: 'text', message: 'the discussion holds 500 replies, the most it may' }]);
+    const after = cellsOf((await call(server.url, '/west.hopital-cantonal/api/notebook')).body);
+    expect(after).to.deep.equal(before);
+    expect(after.find((c) => c.id === discussion.id)!.replies).to.have.length(500);
+  });
 });

@@ -88,4 +88,24 @@ describeEachAppDatabase('POST /{tenant}/api/notebook/cells', (db) => {
     expectProblem(await call(server.url, '/kantonsspital/api/notebook/cells', { method: 'POST', body: oversizedBody(), headers: { 'content-type': 'application/json' } }), 413);
     expectProblem(await call(server.url, '/kantonsspital/api/notebook/cells', { method: 'POST', body: JSON.stringify({ cell }), headers: { 'content-type': 'text/plain' } }), 415);
   });
+
+  it('holds at most 500 cells: the ones past it are 400 and the notebook reads back whole', async () => {
+    for (let batch = 0; batch < 49; batch += 1) {
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => add('ost.rehaklinik', { cell: { type: 'action', text: `task ${batch * 10 + i}` } })));
+      expect(results.map((r) => r.status)).to.deep.equal(Array(10).fill(201));
+    }
+    // 490 held: of 20 parallel additions exactly 10 fit
+    const racing = await Promise.all(Array.from({ length: 20 }, (_, i) => add('ost.rehaklinik', { cell: { type: 'narrative', text: { en: `late ${i}` } } })));
+    expect(racing.filter((r) => r.status === 201)).to.have.length(10);
+    for (const refused of racing.filter((r) => r.status !== 201)) {
+      expectProblem(refused, 400);
+      expect(refused.body.errors).to.deep.equal([{ in: 'body', name: 'cell', message: 'the notebook holds 500 cells, the most it may; delete one first' }]);
+    }
+    const notebook = await call(server.url, '/ost.rehaklinik/api/notebook');
+    const cells = cellsOf(notebook.body);
+    expect(cells).to.have.length(500);
+    expect(cells.filter((c) => c.type === 'narrative')).to.have.length(10);
+    expectProblem(await add('ost.rehaklinik', { cell: { type: 'action', text: 'one more' } }), 400);
+    expect(cellsOf((await call(server.url, '/ost.rehaklinik/api/notebook')).body)).to.deep.equal(cells);
+  });
 });

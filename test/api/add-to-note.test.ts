@@ -75,4 +75,18 @@ describeEachAppDatabase('POST /{tenant}/api/notes/{note_id}', (db) => {
     expectProblem(await call(server.url, url, { method: 'POST', body: oversizedBody(), headers: { 'content-type': 'application/json' } }), 413);
     expectProblem(await call(server.url, url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'text/plain' } }), 415);
   });
+
+  it('holds at most 500 cells per note: the 501st is 400 and the note reads back whole', async () => {
+    const note = await createNote(server.url, 'kantonsspital', 'Full note');
+    for (let batch = 0; batch < 10; batch += 1) {
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => post('kantonsspital', note.note_id, { cell: { type: 'action', text: `t${batch * 50 + i}` } })));
+      expect(results.map((r) => r.status)).to.deep.equal(Array(50).fill(200));
+    }
+    const before = await cellsOfNote(note.note_id);
+    const refused = await post('kantonsspital', note.note_id, { cell: { type: 'action', text: 'one more' } });
+    expectProblem(refused, 400);
+    expect(refused.body.errors[0].message).to.equal('the note holds 500 cells, the most it may; delete one first');
+    expect(await cellsOfNote(note.note_id)).to.deep.equal(before);
+    expect(before).to.have.length(500);
+  });
 });

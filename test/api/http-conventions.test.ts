@@ -70,11 +70,21 @@ describe('HTTP conventions (docs/errors.md)', () => {
     expectProblem(await call(server.url, '/api/refresh', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json; charset=latin1' } }), 415);
   });
 
-  it('carries X-Build-Label and X-Request-Id on errors too, and echoes a client request id', async () => {
+  it("carries X-Build-Label and the server's own X-Request-Id on errors too, whatever id the client sends", async () => {
     const res = await call(server.url, '/api/nothing', { headers: { 'x-request-id': 'ui-1234' } });
     expect(res.headers.get('x-build-label')).to.match(/^v\d+\.\d+\.\d+ /);
-    expect(res.headers.get('x-request-id')).to.equal('ui-1234');
-    expect(res.body.requestId).to.equal('ui-1234');
+    expect(res.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+    expect(res.body.requestId).to.equal(res.headers.get('x-request-id'));
+  });
+
+  it('sends /docs with nosniff and no framing by other sites, and the contract with no-cache', async () => {
+    const docs = await call(server.url, '/docs');
+    expect(docs.headers.get('x-content-type-options')).to.equal('nosniff');
+    expect(docs.headers.get('content-security-policy')).to.equal("frame-ancestors 'none'");
+    expect(docs.headers.get('cache-control')).to.equal('no-cache');
+    const asset = await fetch(`${server.url}/docs/swagger-ui.css`);
+    expect(asset.headers.get('x-content-type-options')).to.equal('nosniff');
+    for (const contract of ['/openapi.yaml', '/openapi.json']) expect((await fetch(server.url + contract)).headers.get('cache-control'), contract).to.equal('no-cache');
   });
 
   it('serves the contract as YAML and JSON with ETag revalidation, and the docs page', async () => {

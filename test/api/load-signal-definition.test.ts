@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { call, expectProblem } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { signalYaml } from '../helpers/signals.js';
 
 describe('GET /api/probe-builder/load', function () {
   this.timeout(30000);
@@ -23,6 +24,24 @@ describe('GET /api/probe-builder/load', function () {
   it('answers 404 for an unknown definition or tenant', async () => {
     expectProblem(await call(server.url, '/api/probe-builder/load?tenant=kantonsspital&probe_id=probe_no_such_signal'), 404);
     expectProblem(await call(server.url, '/api/probe-builder/load?tenant=no-such-tenant&probe_id=probe_unbilled_cases'), 404);
+  });
+
+  it('answers 404 for a file or a folder that is a symbolic link, which it does not follow', async () => {
+    const outside = tempDir('ads-signal-load-outside-');
+    try {
+      fs.writeFileSync(path.join(outside.dir, 'probe_outside.yaml'), signalYaml('probe_outside'));
+      fs.symlinkSync(path.join(outside.dir, 'probe_outside.yaml'), path.join(server.dataDir, 'afs', 'signals', 'probe_linked.yaml'));
+      const linked = await call(server.url, '/api/probe-builder/load?tenant=kantonsspital&probe_id=probe_linked');
+      expectProblem(linked, 404);
+      expect(linked.body.detail).to.equal('the file of definition "probe_linked" is a symbolic link, which the server does not follow');
+      expect(linked.text).not.to.include('probe_outside');
+      fs.writeFileSync(path.join(outside.dir, 'hyp_outside.yaml'), 'probe_id: hyp_outside\n');
+      fs.rmSync(path.join(server.dataDir, 'afs', 'theses'), { recursive: true });
+      fs.symlinkSync(outside.dir, path.join(server.dataDir, 'afs', 'theses'));
+      expectProblem(await call(server.url, '/api/probe-builder/load?tenant=kantonsspital&probe_id=hyp_outside'), 404);
+    } finally {
+      outside.remove();
+    }
   });
 
   it('answers 400 for a probe_id that breaks the pattern (no path escapes) or a missing parameter', async () => {

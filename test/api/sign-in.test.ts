@@ -19,6 +19,8 @@ const FAILED_CHECK: Record<string, RegExp> = {
   'HS256 with the public key': /asymmetric algorithm \(alg\)/,
   'unknown kid': /no signing key .*\(kid\)/,
   'no sub': /no "sub" claim/,
+  'empty sub': /"sub" claim is not a text of 1 to 255 characters/,
+  'sub not a text': /"sub" claim is not a text of 1 to 255 characters/,
   'no exp': /no "exp" claim/,
   malformed: /malformed/,
 };
@@ -41,7 +43,7 @@ describe('sign-in (AUTH_MODE=oidc)', () => {
 
   it('needs a token for every operation but health, metrics, the contract and the docs', () => {
     const open = operations.filter((op) => op.role === null).map((op) => op.operationId);
-    expect(open.sort()).to.deep.equal(['getApiDocs', 'getApiDocsAsset', 'getHealth', 'getMetrics', 'getOpenApiJson', 'getOpenApiYaml']);
+    expect(open.sort()).to.deep.equal(['getApiDocs', 'getApiDocsAsset', 'getHealth', 'getHealthLive', 'getHealthReady', 'getMetrics', 'getOpenApiJson', 'getOpenApiYaml']);
     expect(guarded).to.have.length(39);
   });
 

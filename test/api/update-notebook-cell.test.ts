@@ -50,4 +50,15 @@ describeEachAppDatabase('PUT /{tenant}/api/notebook/cells/{cell_id}', (db) => {
     expectProblem(await call(server.url, url, { method: 'PUT', body: oversizedBody(), headers: { 'content-type': 'application/json' } }), 413);
     expectProblem(await call(server.url, url, { method: 'PUT', body: '{"updates":{"a":1}}', headers: { 'content-type': 'text/plain' } }), 415);
   });
+
+  it('answers 400 for replies beyond 500 in updates, and changes nothing', async () => {
+    const cell = await addNotebookCell(server.url, 'kantonsspital', { type: 'discussion', title: 'Imported thread' });
+    const replies = Array.from({ length: 501 }, (_, i) => ({ author: 'w', text: { en: `r${i}` }, date: '2026-11-01' }));
+    const res = await put('kantonsspital', cell.id, { updates: { replies } });
+    expectProblem(res, 400);
+    expect(res.body.errors).to.deep.include({ in: 'body', name: 'updates.replies', message: 'holds 501 replies; a discussion holds at most 500' });
+    const stored = cellsOf((await call(server.url, '/kantonsspital/api/notebook')).body).find((c) => c.id === cell.id)!;
+    expect(stored.replies).to.deep.equal([]);
+    expect((await put('kantonsspital', cell.id, { updates: { replies: replies.slice(0, 500) } })).status).to.equal(200);
+  });
 });

@@ -52,7 +52,7 @@ describe('POST /api/probe-builder/validate', function () {
   });
 
   it('rejects alias bombs, deep nesting and YAML that does not parse quickly, as valid:false', async () => {
-    for (const yaml of [ALIAS_BOMB, deepFlow(100_000), 'probe_id: [\n']) {
+    for (const yaml of [ALIAS_BOMB, deepFlow(8_000), 'probe_id: [\n']) {
       const started = Date.now();
       const res = await validate({ yaml });
       expect(res.status).to.equal(200);

@@ -1,13 +1,12 @@
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { contractExamples, type OperationExample } from '../helpers/contract-examples.js';
 import { contractOperations, type ContractOperation } from '../helpers/contract.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { OidcProvider } from '../helpers/oidc-provider.js';
+import { generatorArguments, runPackageBin } from './generator.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { startSignInServer, type SignInServer } from '../helpers/sign-in.js';
 
@@ -39,27 +38,7 @@ interface Exchange {
 
 const ANTHROPIC_KEY = 'sk-ant-test-client-0815';
 const root = process.cwd();
-const require = createRequire(import.meta.url);
 const operations = contractOperations();
-
-/** The command line of `npm run generate:client`, with its output folder replaced by `output`. */
-function generatorArguments(output: string): string[] {
-  const script: unknown = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts?.['generate:client'];
-  expect(script, 'package.json has the script generate:client').to.be.a('string');
-  const [command, ...args] = (script as string).trim().split(/\s+/);
-  expect(command, 'generate:client runs the openapi-ts CLI').to.equal('openapi-ts');
-  const at = args.indexOf('-o');
-  expect(at, 'generate:client names its output with -o').to.be.greaterThan(-1);
-  args[at + 1] = output;
-  return args;
-}
-
-/** Runs the executable `bin` of package `name` with Node and `args`; its status and output. */
-function runPackageBin(name: string, bin: string, args: string[]): { status: number | null; output: string } {
-  const packageDir = path.dirname(require.resolve(`${name}/package.json`));
-  const result = spawnSync(process.execPath, [path.join(packageDir, bin), ...args], { cwd: root, encoding: 'utf8' });
-  return { status: result.status, output: `${result.stdout}\n${result.stderr}`.trim() };
-}
 
 /** A fetch that records every exchange of the generated client. */
 function recordingFetch(exchanges: Exchange[]): typeof fetch {

@@ -13,6 +13,8 @@ export interface ContractOperation {
   exampleBody: unknown;
   /** The role `x-required-role` names; null for a public operation (`security: []`). */
   role: 'viewer' | 'editor' | 'admin' | null;
+  /** The limit on costly work `x-cost` names (`narrative`, `export`, `signal-tool`); null when it has none. */
+  cost: string | null;
   /** Where the operation takes a tenant value, if it does. */
   tenantIn: 'path' | 'query' | 'body' | null;
 }
@@ -57,6 +59,7 @@ export function contractOperations(root = process.cwd()): ContractOperation[] {
         exampleUrl: query.size > 0 ? `${url}?${query}` : url,
         exampleBody: body,
         role: security.length === 0 ? null : op['x-required-role'],
+        cost: op['x-cost'] ?? null,
         tenantIn: tenantParameter !== undefined ? (tenantParameter.in as 'path' | 'query') : 'tenant' in bodyProperties ? 'body' : null,
       });
     }

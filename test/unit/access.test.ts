@@ -2,13 +2,11 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import YAML from 'yaml';
 import { effectiveRoles } from '../../src/auth/caller.js';
-import { LIMITED_OPERATIONS } from '../../src/auth/cost-limits.js';
 import { listClaim } from '../../src/auth/oidc.js';
 import { accessRules, bearerToken } from '../../src/http/access.js';
 import { HttpProblem } from '../../src/http/errors.js';
-import type { TenantEntry } from '../../src/tenants/registry.js';
 import { EVERY_TENANT, tenantScopeOf } from '../../src/tenants/tenant-scope.js';
-import { ScopedTenants, resolveTenant, type Tenants } from '../../src/tenants/tenants.js';
+import { ScopedTenants, resolveTenant, type TenantEntry, type Tenants } from '../../src/tenants/tenants.js';
 import { contractOperations } from '../helpers/contract.js';
 
 const document = YAML.parse(fs.readFileSync('openapi.yaml', 'utf8'));
@@ -21,6 +19,16 @@ describe('access rules of the contract', () => {
     expect(rules.get('listViews')!.role).to.equal('viewer');
     expect(rules.get('createView')!.role).to.equal('editor');
     expect(rules.get('refreshStore')!.role).to.equal('admin');
+  });
+
+  it('reads the limit each costly operation counts against from x-cost', () => {
+    const rules = accessRules(document);
+    const limited = Object.fromEntries([...rules.values()].filter((rule) => rule.cost !== null).map((rule) => [rule.operationId, rule.cost]));
+    expect(limited).to.deep.equal({ createNarrative: 'narrative', exportDimension: 'export', validateSignalDefinition: 'signal-tool', compileSignalDefinition: 'signal-tool' });
+    const broken = structuredClone(document);
+    broken.paths['/api/views'].get['x-cost'] = 'gold';
+    delete broken.paths['/api/explain-narrative'].post.responses['429'];
+    expect(() => accessRules(broken)).to.throw(/createNarrative names x-cost but declares no 429; listViews has x-cost "gold"; it is one of narrative, export, signal-tool/);
   });
 
   it('refuses a contract whose protected operation names no role', () => {
@@ -40,7 +48,7 @@ describe('access rules of the contract', () => {
       }
       expect(op.statuses, op.operationId).to.include.members(['401', '403']);
       expect(raw.description, op.operationId).to.match(new RegExp(`\\*\\*Role\\*\\* \\(with sign-in\\): \`${op.role}\``));
-      expect(op.statuses.includes('429'), op.operationId).to.equal(op.operationId in LIMITED_OPERATIONS);
+      expect(op.statuses.includes('429'), op.operationId).to.equal(op.cost !== null);
     }
     expect(document.components.securitySchemes.bearerAuth).to.deep.include({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   });

@@ -5,11 +5,14 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Document } from 'openapi-backend';
 import { CostLimits } from '../../src/auth/cost-limits.js';
-import type { Deps } from '../../src/deps.js';
+import type { Deps } from '../../src/ports.js';
+import { accessRules } from '../../src/http/access.js';
 import { contractMiddleware, createContractBackend } from '../../src/http/adapter.js';
 import { EncodedJson } from '../../src/http/encoded-json.js';
 import type { HandlerMap } from '../../src/http/contract.js';
+import { HttpProblem } from '../../src/http/errors.js';
 import { problemMiddleware } from '../../src/http/problem.js';
+import { problemCheck } from '../../src/http/problem-check.js';
 import { requestContext } from '../../src/http/request-context.js';
 import { call, expectProblem } from '../helpers/http.js';
 
@@ -20,17 +23,44 @@ const document = {
     '/thing': {
       get: {
         operationId: 'getThing',
-        parameters: [{ name: 'variant', in: 'query', required: true, schema: { type: 'string', enum: ['good', 'bad-body', 'bad-status', 'encoded'] } }],
+        security: [],
+        parameters: [
+          {
+            name: 'variant',
+            in: 'query',
+            required: true,
+            schema: { type: 'string', enum: ['good', 'bad-body', 'bad-status', 'encoded', 'throw-declared', 'throw-undeclared', 'throw-bad-body'] },
+          },
+        ],
         responses: {
           '200': {
             description: 'ok',
             content: { 'application/json': { schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } }, additionalProperties: false } } },
           },
+          '404': { $ref: '#/components/responses/NotFound' },
         },
       },
     },
   },
+  components: {
+    responses: { NotFound: { description: 'not found', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } } },
+    schemas: {
+      Problem: {
+        type: 'object',
+        required: ['type', 'title', 'status', 'detail'],
+        properties: { type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string', maxLength: 40 }, instance: { type: 'string' }, requestId: { type: 'string' } },
+        additionalProperties: false,
+      },
+    },
+  },
 } as unknown as Document;
+
+/** Stands for any module below a handler (registry, unit of work, limits) that throws a problem. */
+function lookUpThing(variant: string): never {
+  if (variant === 'throw-declared') throw new HttpProblem('not-found', 'no such thing');
+  if (variant === 'throw-bad-body') throw new HttpProblem('not-found', 'a detail longer than the forty characters the schema allows');
+  throw new HttpProblem('conflict', 'the thing is busy');
+}
 
 async function serve(responseValidation: boolean) {
   const lines: string[] = [];
@@ -43,14 +73,17 @@ async function serve(responseValidation: boolean) {
           ? { status: 200, body: { n: 'one', extra: true } }
           : input.query.variant === 'encoded'
             ? { status: 200, body: new EncodedJson(Buffer.from('{"n": 2}')) }
-            : { status: 418, body: { n: 1 } },
+            : input.query.variant.startsWith('throw-')
+              ? lookUpThing(input.query.variant)
+              : { status: 418, body: { n: 1 } },
   } as unknown as HandlerMap;
   const api = await createContractBackend(document);
   const app = new Koa();
   app.use(requestContext(log, 'v0.1.0 2026-11-21 00:00'));
-  app.use(problemMiddleware());
+  const problems = problemCheck(document, responseValidation);
+  app.use(problemMiddleware(problems));
   const deps = { config: { responseValidation }, contract: { document }, tokens: null, limits: new CostLimits({ narrativesPerMinute: 0, exportsPerCaller: 0, signalToolsPerMinute: 0 }) };
-  app.use(contractMiddleware(api, handlers, deps as unknown as Deps));
+  app.use(contractMiddleware(api, accessRules(document as Parameters<typeof accessRules>[0]), handlers, deps as unknown as Deps, problems));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -103,5 +136,68 @@ describe('contract adapter', () => {
     } finally {
       await s.close();
     }
+  });
+
+  it('sends a problem thrown below the handler when the operation declares its status', async () => {
+    const s = await serve(true);
+    try {
+      const res = await call(s.url, '/thing?variant=throw-declared');
+      expectProblem(res, 404);
+      expect(res.body.detail).to.equal('no such thing');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('turns a thrown problem whose status the operation does not declare into a logged 500, validation on or off', async () => {
+    for (const responseValidation of [true, false]) {
+      const s = await serve(responseValidation);
+      try {
+        const res = await call(s.url, '/thing?variant=throw-undeclared');
+        expectProblem(res, 500);
+        expect(res.text).not.to.include('busy');
+        const logged = s.lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'response breaks the contract');
+        expect(logged).to.deep.include({ operationId: 'getThing', status: 409, reasons: ['status 409 is not declared'] });
+      } finally {
+        await s.close();
+      }
+    }
+  });
+
+  it('checks a thrown problem body against the declared schema under response validation only', async () => {
+    const checked = await serve(true);
+    try {
+      expectProblem(await call(checked.url, '/thing?variant=throw-bad-body'), 500);
+      const logged = checked.lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'response breaks the contract');
+      expect(logged.reasons.join()).to.match(/detail must NOT have more than 40 characters/);
+    } finally {
+      await checked.close();
+    }
+    const unchecked = await serve(false);
+    try {
+      expectProblem(await call(unchecked.url, '/thing?variant=throw-bad-body'), 404);
+    } finally {
+      await unchecked.close();
+    }
+  });
+});
+
+describe('expectProblem', () => {
+  const problem = (status: number) => ({
+    status,
+    headers: new Headers({ 'content-type': 'application/problem+json' }),
+    body: { type: 'https://analytics-desk.example/problems/conflict', title: 'Conflict', status, detail: 'x' },
+  });
+
+  it('refuses a status the operation of the request does not declare', () => {
+    expect(() => expectProblem({ ...problem(409), request: { method: 'GET', path: '/health' } }, 409)).to.throw(/getHealth .* does not declare a 409 problem/);
+    expect(() => expectProblem({ ...problem(429), request: { method: 'GET', path: '/kantonsspital/taxonomies/cardinality/members' } }, 429)).to.throw(/listSharedMembers/);
+  });
+
+  it('accepts a declared status, the 500 of every operation and the answers of no route', () => {
+    expectProblem({ ...problem(409), request: { method: 'POST', path: '/api/probe-builder/save' } }, 409);
+    expectProblem({ ...problem(500), request: { method: 'GET', path: '/health' } }, 500);
+    expectProblem({ ...problem(405), request: { method: 'PATCH', path: '/nowhere' } }, 405);
+    expect(() => expectProblem({ ...problem(409), request: { method: 'GET', path: '/nowhere' } }, 409)).to.throw(/matches no operation/);
   });
 });

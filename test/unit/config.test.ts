@@ -94,4 +94,32 @@ describe('loadConfig', () => {
     }
     expect(() => loadConfig({ APP_DB_POOL: '0' })).to.throw(ConfigError, /APP_DB_POOL/);
   });
+
+  it('starts a desk without sign-in beyond loopback only with ALLOWED_HOSTS, saying why in one line', () => {
+    for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', '::1', '[::1]']) expect(loadConfig({ HOST: host }).allowedHosts, host).to.equal(null);
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', 'desk.example.org']) {
+      expect(() => loadConfig({ HOST: host }), host).to.throw(ConfigError, /^invalid configuration: HOST=\S+ listens beyond this machine without sign-in; set ALLOWED_HOSTS/);
+    }
+    expect(loadConfig({ HOST: '0.0.0.0', ALLOWED_HOSTS: 'Desk.Example.org, *.corp.example ,10.0.0.5,[fd00::5]' }).allowedHosts).to.deep.equal([
+      'desk.example.org',
+      '*.corp.example',
+      '10.0.0.5',
+      '[fd00::5]',
+    ]);
+    const oidc = { AUTH_MODE: 'oidc', OIDC_ISSUER: 'https://login.example/realms/desk', OIDC_AUDIENCE: 'desk' };
+    expect(loadConfig({ ...oidc, HOST: '0.0.0.0' }).allowedHosts).to.equal(null);
+  });
+
+  it('refuses ALLOWED_HOSTS entries that are not host names', () => {
+    for (const entry of ['desk.example.org:8080', 'http://desk.example.org', 'desk/x', 'a..b', '*desk.example']) {
+      expect(() => loadConfig({ ALLOWED_HOSTS: entry }), entry).to.throw(ConfigError, /ALLOWED_HOSTS entries must be host names/);
+    }
+  });
+
+  it('reads search hits in a thread by default only where there is more than one core', () => {
+    expect(loadConfig({}, '/srv', 2).searchHitReader).to.equal(true);
+    expect(loadConfig({}, '/srv', 1).searchHitReader).to.equal(false);
+    expect(loadConfig({ SEARCH_HIT_READER: 'on' }, '/srv', 1).searchHitReader).to.equal(true);
+    expect(loadConfig({ SEARCH_HIT_READER: 'off' }, '/srv', 8).searchHitReader).to.equal(false);
+  });
 });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createRequire } from 'node:module';
 import { OpenAPIBackend, type Request } from 'openapi-backend';
 import { loadContractDocument } from '../../src/contract-document.js';
 import { compiledParseRequest } from '../../src/http/request-parser.js';
@@ -40,5 +41,11 @@ describe('request parser', () => {
     const parsed = compiledParseRequest(api.router)(req, api.router.matchOperation(req));
     (parsed.query.q as string[]).push('mutated');
     expect(req).to.deep.equal(before);
+  });
+
+  it("parses path parameters and cookies with the very copies of bath-es5 and cookie that openapi-backend loads", () => {
+    const ours = createRequire(import.meta.url);
+    const library = createRequire(ours.resolve('openapi-backend'));
+    for (const name of ['bath-es5', 'cookie']) expect(ours.resolve(name), name).to.equal(library.resolve(name));
   });
 });

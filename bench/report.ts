@@ -1,0 +1,28 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The page the benches write their latest results into (never edited by hand between its markers). */
+export const BENCHMARKS_PAGE = path.join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
+
+/** The machine a run measured on, for the line under each section. */
+export function machineLine(): string {
+  const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
+  return `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${os.availableParallelism()} × ${cpu}, Node ${process.version}`;
+}
+
+/**
+ * Replaces the section `id` of docs/benchmarks.md (between `<!-- bench:id -->` and `<!-- /bench:id -->`) with
+ * `markdown` and the machine line; a section not on the page yet is appended. The rest of the page is kept.
+ */
+export function writeBenchSection(id: string, markdown: string): void {
+  const start = `<!-- bench:${id} -->`;
+  const end = `<!-- /bench:${id} -->`;
+  const body = `${start}\n${markdown.trim()}\n\n_Measured by \`npm run bench -- ${id}\`, ${machineLine()}._\n${end}`;
+  const page = fs.existsSync(BENCHMARKS_PAGE) ? fs.readFileSync(BENCHMARKS_PAGE, 'utf8') : '# Benchmarks\n';
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
+  const next = from >= 0 && to > from ? page.slice(0, from) + body + page.slice(to + end.length) : `${page.trimEnd()}\n\n${body}\n`;
+  fs.writeFileSync(BENCHMARKS_PAGE, next);
+  console.log(`docs/benchmarks.md: section ${id} written`);
+}
