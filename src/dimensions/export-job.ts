@@ -1,33 +1,19 @@
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
-import type { JobReply } from '../reader-threads/protocol.js';
+import type { ExportJobSpec, JobReply } from '../reader-threads/protocol.js';
 import { CHUNK_BUFFER_BYTES, firstRows, rowEncoder, type ChunkEncoder } from './csv-chunks.js';
-import type { DimensionTable } from './dimension-table.js';
 import { openExportConnection, rowCeiling } from './export-connection.js';
-import type { ExportOptions } from './export-options.js';
 import { exportSelect, matchProbe } from './export-sql.js';
 import { blockEncoder, planBlocks } from './rowid-blocks.js';
 
 /** Matching rows the truncation probe steps through per step. */
 const PROBE_ROWS_PER_STEP = 50_000;
 
-/** A dimension export as the main thread hands it to a reader thread (structured-cloned). */
-export interface ExportJobSpec {
-  file: string;
-  /** The inode of the file the main thread read the table and options from: the export reads that file or none. */
-  inode: number;
-  table: DimensionTable;
-  options: ExportOptions;
-  /** Row cap (MAX_EXPORT_ROWS, or a test's). */
-  cap: number;
-  /** Slots of CHUNK_BUFFER_BYTES each that the chunks are encoded into; each goes back once copied out. */
-  shared: SharedArrayBuffer;
-}
-
 /**
- * One export on a reader thread, in steps: open the file (and check it is the main thread's), learn whether more
- * than `cap` rows match (answered as `head`), then a chunk of CSV per step into a free slot of the shared buffer
- * (no free slot, no step: the main thread hands each back once it has copied the chunk out), then `end`.
+ * One export on a reader (a reader thread, or the main thread with READER_THREADS=off), in steps: open the file
+ * (and check it is the one the main thread read the table from), learn whether more than `cap` rows match
+ * (answered as `head`), then a chunk of CSV per step into a free slot of the shared buffer (no free slot, no
+ * step: the main thread hands each back once it has copied the chunk out), then `end`.
  * Each step is bounded except a single SQLite step: the first row of a sort (which sorts every matching row), or
  * a row search that finds nothing, reads the whole table at once.
  */
@@ -79,9 +65,15 @@ export class ExportJob {
 
   private open(): void {
     const { file, inode, table, cap } = this.spec;
-    const db = (this.db = openExportConnection(file));
+    try {
+      this.db = openExportConnection(file);
+    } catch (err) {
+      if (inodeOf(file) === null) return this.finish({ kind: 'replaced', id: this.id }); // removed meanwhile
+      throw err;
+    }
+    const db = this.db;
     // the main thread read the table from the file that had this inode; a file swapped in since is another one
-    if (fs.statSync(file).ino !== inode) {
+    if (inodeOf(file) !== inode) {
       this.finish({ kind: 'replaced', id: this.id });
       return;
     }
@@ -136,5 +128,13 @@ export class ExportJob {
   private finish(reply: JobReply): void {
     this.close();
     this.send(reply);
+  }
+}
+
+function inodeOf(file: string): number | null {
+  try {
+    return fs.statSync(file).ino;
+  } catch {
+    return null;
   }
 }

@@ -2,17 +2,17 @@ import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import { HttpProblem } from '../http/errors.js';
 import { UNCOUNTED, type Count } from '../metrics/metrics.js';
-import { readerThreads, type ReaderPool } from '../reader-threads/pool.js';
+import type { Readers } from '../reader-threads/protocol.js';
 import type { Tenants } from '../tenants/tenants.js';
 import { CsvExportStream } from './csv-export-stream.js';
 import { findDimensionTable, type DimensionTable } from './dimension-table.js';
 import { openExportConnection } from './export-connection.js';
 import { readExportOptions, type ExportOptions } from './export-options.js';
-import { ExportNotStarted, exportOnReaderThread } from './thread-chunks.js';
+import { ExportNotStarted, exportOnReaders } from './reader-export.js';
 
 /** The most rows one export writes (API description, Limits). */
 export const MAX_EXPORT_ROWS = 1_000_000;
-/** Seconds a client is asked to wait when the tenant file was swapped just as its export started. */
+/** Seconds a client is asked to wait when the tenant file was swapped (or removed) just as its export started. */
 const SWAPPED_RETRY_AFTER_S = 1;
 
 /** A started export: the CSV stream and whether rows beyond the cap were left out. */
@@ -33,29 +33,30 @@ export interface ExportRequest {
   maxRows?: number;
   /** Moved by the data rows written once the stream ends or is destroyed (metrics); uncounted unless given. */
   exportedRows?: Count;
-  /** Where the file is read; the process's reader threads unless given. */
-  readers?: ReaderPool;
+  /** Where the file is read: reader threads, or the main thread in bounded steps (READER_THREADS). */
+  readers: Readers;
 }
 
 /**
  * Starts a CSV export of a dimension table, or answers `{missing}` for an unknown entity; throws 400 for bad
  * options. The table and options are checked on the main thread (a few catalogue reads); everything that grows
- * with the table (the truncation probe, the rows, their encoding) runs on a reader thread, which reads the same
- * file (by inode: 503 with Retry-After when it was swapped in between) and sends the CSV a chunk at a time. A
- * registry lease is held until the stream ends or is destroyed and the thread has let go of the file.
+ * with the table (the truncation probe, the rows, their encoding) runs on the readers, which read the same file
+ * (by inode: 503 with Retry-After when it was swapped or removed in between) and send the CSV a chunk at a time.
+ * A registry lease is held until the stream ends or is destroyed and the reader has let go of the file.
  */
 export async function startDimensionExport(tenants: Tenants, request: ExportRequest): Promise<DimensionExport | { missing: string }> {
   const lease = tenants.lease(tenants.resolve(request.tenant));
   let leased = true;
   try {
     const file = lease.db.name;
+    if (inodeOf(file) === null) throw swapped(lease.entry.compositeId);
     const checked = checkRequest(file, request);
     if (checked === null) return { missing: `"${request.entity}" is not a dimension of tenant "${lease.entry.compositeId}"` };
     const { inode, table, options } = checked;
     if (inode === null) throw swapped(lease.entry.compositeId);
     let started;
     try {
-      started = await exportOnReaderThread(request.readers ?? readerThreads(), { file, inode, table, options, cap: request.maxRows ?? MAX_EXPORT_ROWS });
+      started = await exportOnReaders(request.readers, { file, inode, table, options, cap: request.maxRows ?? MAX_EXPORT_ROWS });
     } catch (err) {
       if (err instanceof ExportNotStarted && err.replaced) throw swapped(lease.entry.compositeId);
       throw err;
@@ -96,7 +97,7 @@ function checkRequest(file: string, request: ExportRequest): { inode: number | n
 }
 
 const swapped = (tenant: string): HttpProblem =>
-  new HttpProblem('tenant-unavailable', `the file of tenant "${tenant}" was replaced as the export started; retry`, {
+  new HttpProblem('tenant-unavailable', `the file of tenant "${tenant}" was replaced or removed as the export started; retry`, {
     headers: { 'Retry-After': String(SWAPPED_RETRY_AFTER_S) },
   });
 

@@ -1,13 +1,14 @@
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../worker-entry.js';
-import { FINAL_REPLIES, type JobReply, type ReaderJob, type ReaderReply, type ReaderRequest } from './protocol.js';
+import { FINAL_REPLIES, type JobReply, type ReaderJob, type ReaderReply, type ReaderRequest, type Readers, type RunningJob } from './protocol.js';
+import { Waiters } from './waiters.js';
 
-// Reads of a tenant file whose cost grows with the table (exports, explain's counts) run on reader threads, so that
-// the main thread only forwards their results: better-sqlite3 is synchronous, and one SQLite step that matches
-// nothing, or sorts, can take seconds. A thread takes any number of jobs and steps them in turn (reader-worker.ts);
-// a job waiting for its client costs the thread nothing. Threads start on demand and end when idle, so an idle
-// server holds none (a thread with better-sqlite3 loaded costs ~20 MB).
+// Reads of a tenant file whose cost grows with the table (exports, explain's counts) run on reader threads with
+// READER_THREADS=on, so that the main thread only forwards their results: better-sqlite3 is synchronous, and one
+// SQLite step that matches nothing, or sorts, can take seconds. A thread takes any number of jobs and steps them in
+// turn (reader-worker.ts); a job waiting for its client costs the thread nothing. Threads start on demand and end
+// when idle, so an idle server holds none (a thread with better-sqlite3 loaded costs ~20 MB).
 
 /** Reader threads at most: two, or one where the process may use one core only. */
 export const DEFAULT_READER_THREADS = Math.min(2, os.availableParallelism());
@@ -15,15 +16,6 @@ export const DEFAULT_READER_THREADS = Math.min(2, os.availableParallelism());
 export const READER_IDLE_MS = 30_000;
 /** V8 young generation of a reader thread, in MB: its garbage is short-lived (chunks leave it transferred). */
 const WORKER_YOUNG_MB = 4;
-
-/** Word about a job already sent (ReaderRequest without the job's id). */
-export type JobControl = { kind: 'credit'; slot: number } | { kind: 'cancel' };
-
-/** A job sent to a reader thread: the main thread's side of it. */
-export interface RunningJob {
-  /** Sends word about the job; nothing once it is over. */
-  send(control: JobControl): void;
-}
 
 class ReaderThread {
   ready = false;
@@ -43,8 +35,10 @@ class ReaderThread {
 }
 
 /** At most `maxThreads` reader threads, started on demand and ended after `idleMs` without a job. */
-export class ReaderPool {
+export class ReaderPool implements Readers {
   private readonly threads: ReaderThread[] = [];
+  private readonly noJobs = new Waiters();
+  private readonly noThreads = new Waiters();
   private nextId = 1;
   private closed = false;
   /** Threads started since the pool was made (tests). */
@@ -63,6 +57,15 @@ export class ReaderPool {
   /** Jobs not yet over, over all threads. */
   get jobCount(): number {
     return this.threads.reduce((sum, thread) => sum + thread.jobs.size, 0);
+  }
+
+  settled(): Promise<void> {
+    return this.jobCount === 0 ? Promise.resolve() : this.noJobs.wait();
+  }
+
+  /** Resolves once no thread runs (tests: idle threads end). */
+  threadsEnded(): Promise<void> {
+    return this.threadCount === 0 ? Promise.resolve() : this.noThreads.wait();
   }
 
   /**
@@ -122,6 +125,7 @@ export class ReaderPool {
       if (thread.jobs.size === 0) this.idle(thread);
     }
     onReply(reply);
+    if (this.jobCount === 0) this.noJobs.wake();
   }
 
   private idle(thread: ReaderThread): void {
@@ -144,13 +148,15 @@ export class ReaderPool {
     thread.jobs.clear();
     const message = err?.message ?? 'the reader thread ended';
     for (const [id, onReply] of jobs) onReply({ kind: 'failed', id, message });
+    if (this.jobCount === 0) this.noJobs.wake();
+    if (this.threads.length === 0) this.noThreads.wake();
     await thread.worker.terminate();
   }
 }
 
 let shared: ReaderPool | null = null;
 
-/** The process's reader threads (threads and cores are the process's, whichever server in it asks). */
+/** The process's reader threads (threads and cores are the process's, whichever server in it asks for them). */
 export function readerThreads(): ReaderPool {
   shared ??= new ReaderPool();
   return shared;

@@ -5,14 +5,16 @@ import { csvRecord } from '../../src/dimensions/csv.js';
 import fs from 'node:fs';
 import { BLOCK_ROWIDS } from '../../src/dimensions/rowid-blocks.js';
 import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
-import { ExportNotStarted, exportOnReaderThread } from '../../src/dimensions/thread-chunks.js';
+import { ExportNotStarted, exportOnReaders } from '../../src/dimensions/reader-export.js';
+import { MainThreadReaders } from '../../src/reader-threads/main-thread.js';
 import { readerThreads } from '../../src/reader-threads/pool.js';
 import { dataDirWith } from '../helpers/kls-builder.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-// Unsorted exports of rowid tables are read on a reader thread in blocks of 4,096 rowids (src/dimensions/block-
-// chunks.ts), from SQLite's JSON lines where a block holds no BLOB (src/dimensions/json-block.ts); these tests hold
-// them to what csvRecord writes row by row, byte for byte, and check what the reader thread does with the job.
+// Unsorted exports of rowid tables are read in blocks of 4,096 rowids (src/dimensions/rowid-blocks.ts), from
+// SQLite's JSON lines where a block holds no BLOB (src/dimensions/json-block.ts), on a reader thread or, with
+// READER_THREADS=off, on the main thread; these tests hold them to what csvRecord writes row by row, byte for byte,
+// and check what the reader does with the job.
 const ROWS = 8 * BLOCK_ROWIDS;
 const TEXTS = ['plain', 'with, comma', 'say "hi"', 'line\nbreak', 'cr\rx', '=SUM(A1)', '-10%', '+41 44', '@Lager', '\ttab', 'Ünïcödé ß', '', null];
 const PRICES = [12.5, -3.25, 1e21, 0.1 + 0.2, 2450, null, -0];
@@ -35,10 +37,11 @@ function trickyRows(): Record<string, unknown>[] {
   return rows;
 }
 
-describe('dimension export in rowid blocks on a reader thread', function () {
+for (const setting of ['on', 'off'] as const) describe(`dimension export in rowid blocks, READER_THREADS=${setting}`, function () {
   this.timeout(60_000);
   let server: TestServer;
   let data: ReturnType<typeof dataDirWith>;
+  let threadsBefore = 0;
   const url = (query = '') => `${server.url}/lab.tricky/dimensions/tricky/export${query}`;
 
   before(async () => {
@@ -50,7 +53,8 @@ describe('dimension export in rowid blocks on a reader thread', function () {
         },
       },
     });
-    server = await startTestServer({ dataDir: data.dir });
+    threadsBefore = readerThreads().started;
+    server = await startTestServer({ dataDir: data.dir, env: { READER_THREADS: setting } });
   });
   after(async () => {
     await server.close();
@@ -66,14 +70,6 @@ describe('dimension export in rowid blocks on a reader thread', function () {
     } finally {
       db.close();
     }
-  }
-
-  /** Polls until the reader threads hold no job; false when they still do after `ms`. */
-  async function noJobsWithin(ms: number): Promise<boolean> {
-    for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
-      if (readerThreads().jobCount === 0) return true;
-    }
-    return readerThreads().jobCount === 0;
   }
 
   it('writes what csvRecord writes row by row, byte for byte', async () => {
@@ -107,29 +103,39 @@ describe('dimension export in rowid blocks on a reader thread', function () {
     expect(Buffer.concat(parts).toString('utf8')).to.equal(expected);
   });
 
-  it('reads nothing when the file the reader thread opens is not the one the table was read from (swapped meanwhile)', async () => {
+  it('reads nothing when the file the reader opens is not the one the table was read from (swapped meanwhile)', async () => {
     const file = data.klsFile('lab.tricky');
     const db = new Database(file, { readonly: true });
     const table = findDimensionTable(db, 'tricky')!;
     db.close();
-    const started = exportOnReaderThread(readerThreads(), { file, inode: fs.statSync(file).ino + 1, table, options: { order: 'asc', filters: [] }, cap: 1_000_000 });
+    const started = exportOnReaders(server.deps.readers, { file, inode: fs.statSync(file).ino + 1, table, options: { order: 'asc', filters: [] }, cap: 1_000_000 });
     const failure = await started.then(
       () => null,
       (err: unknown) => err,
     );
     expect(failure).to.be.instanceOf(ExportNotStarted);
     expect((failure as ExportNotStarted).replaced).to.equal(true);
-    expect(await noJobsWithin(5000)).to.equal(true);
+    expect(server.deps.readers.jobCount).to.equal(0);
   });
 
-  it('cancels its job when the client disconnects: the reader thread lets go of the file', async () => {
+  it('cancels its job when the client disconnects: the reader lets go of the file', async () => {
     const request = http.get(url());
     const response = await new Promise<http.IncomingMessage>((resolve) => request.once('response', resolve));
     await new Promise((resolve) => response.once('data', resolve));
-    expect(readerThreads().jobCount).to.equal(1);
+    expect(server.deps.readers.jobCount).to.equal(1);
     request.destroy();
-    expect(await noJobsWithin(5000), 'the job is still on its reader thread').to.equal(true);
+    await server.deps.readers.settled(); // the job's final reply: the reader let go of the file
+    expect(server.deps.readers.jobCount).to.equal(0);
     const res = await fetch(url());
     expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(expectedCsv(), 'utf8'))).to.equal(true);
+  });
+
+  it(setting === 'on' ? 'reads on the reader threads' : 'reads on the main thread and starts no reader thread', () => {
+    if (setting === 'on') {
+      expect(server.deps.readers).to.equal(readerThreads());
+    } else {
+      expect(server.deps.readers).to.be.instanceOf(MainThreadReaders);
+      expect(readerThreads().started).to.equal(threadsBefore);
+    }
   });
 });

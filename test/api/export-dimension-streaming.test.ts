@@ -88,7 +88,7 @@ describe('dimension export: streaming, disconnects and the row cap', function ()
   });
 
   it('cuts at the row cap and says so; a selection within the cap is complete', async () => {
-    const capped = await startDimensionExport(server.deps.tenants, { tenant: 'kantonsspital', entity: 'materials', query: {}, declaredQuery: DECLARED, maxRows: 1000 });
+    const capped = await startDimensionExport(server.deps.tenants, { tenant: 'kantonsspital', entity: 'materials', query: {}, declaredQuery: DECLARED, maxRows: 1000, readers: server.deps.readers });
     if ('missing' in capped) throw new Error(capped.missing);
     expect(capped.truncated).to.equal(true);
     expect(parseCsv(await readAll(capped.csv))).to.have.length(1001);
@@ -98,6 +98,7 @@ describe('dimension export: streaming, disconnects and the row cap', function ()
       query: { 'f.category': 'Implant', 'f.unit_price': '2450' },
       declaredQuery: DECLARED,
       maxRows: 1000,
+      readers: server.deps.readers,
     });
     if ('missing' in implants) throw new Error(implants.missing);
     expect(implants.truncated).to.equal(false);
@@ -107,7 +108,7 @@ describe('dimension export: streaming, disconnects and the row cap', function ()
   it('cuts a sorted export at the row cap: the first rows of the whole sorted table, ties in table order', async () => {
     // a sort that ends in the rowid carries no LIMIT in SQL (the reader stops at the cap); it must answer what one would
     const query = { sort: 'category', order: 'desc' };
-    const capped = await startDimensionExport(server.deps.tenants, { tenant: 'kantonsspital', entity: 'materials', query, declaredQuery: DECLARED, maxRows: 1000 });
+    const capped = await startDimensionExport(server.deps.tenants, { tenant: 'kantonsspital', entity: 'materials', query, declaredQuery: DECLARED, maxRows: 1000, readers: server.deps.readers });
     if ('missing' in capped) throw new Error(capped.missing);
     expect(capped.truncated).to.equal(true);
     const file = path.join(server.deps.config.klsDir, 'ost', 'kantonsspital', 'kls.sqlite');

@@ -1,22 +1,20 @@
-import type { ReaderPool } from '../reader-threads/pool.js';
-import type { JobReply } from '../reader-threads/protocol.js';
+import type { ExportJobSpec, JobReply, Readers } from '../reader-threads/protocol.js';
 import { CHUNK_BUFFER_BYTES } from './csv-chunks.js';
 import { WAIT, type CsvChunks } from './csv-export-stream.js';
-import type { ExportJobSpec } from './export-job.js';
 
-/** Slots a reader thread encodes an export into: chunks it may be ahead of the stream by (each about 256 KiB). */
+/** Slots a reader encodes an export into: chunks it may be ahead of the stream by (each about 256 KiB). */
 const SLOTS = 4;
 
-/** An export started on a reader thread. */
-export interface ThreadExport {
+/** An export started on the readers. */
+export interface ReaderExport {
   truncated: boolean;
-  /** The CSV records as the thread encodes them; close() cancels the job. */
+  /** The CSV records as the reader encodes them; close() cancels the job. */
   chunks: CsvChunks;
-  /** Resolves when the job is over on its thread (ended, failed or cancelled): it no longer reads the file. */
+  /** Resolves when the job is over on its reader (ended, failed or cancelled): it no longer reads the file. */
   finished: Promise<void>;
 }
 
-/** What a job that ends before its head means: the file was swapped, or the read failed. */
+/** What a job that ends before its head means: the file was swapped (or removed), or the read failed. */
 export class ExportNotStarted extends Error {
   constructor(
     readonly replaced: boolean,
@@ -29,12 +27,12 @@ export class ExportNotStarted extends Error {
 type ChunkReply = Extract<JobReply, { kind: 'chunk' }>;
 
 /**
- * Starts `spec` on a reader thread and resolves once it knows whether the export is truncated; rejects with
- * ExportNotStarted when the job ends before that. The thread encodes into SLOTS slots of a shared buffer; each
- * chunk is copied out here into a buffer of its exact size (allocated by this thread, so that its garbage
+ * Starts `spec` on the readers and resolves once it knows whether the export is truncated; rejects with
+ * ExportNotStarted when the job ends before that. The reader encodes into SLOTS slots of a shared buffer; each
+ * chunk is copied out here into a buffer of its exact size (allocated by the main thread, so that its garbage
  * collector counts it and it dies young once written), and its slot goes straight back.
  */
-export function exportOnReaderThread(pool: ReaderPool, spec: Omit<ExportJobSpec, 'shared'>): Promise<ThreadExport> {
+export function exportOnReaders(readers: Readers, spec: Omit<ExportJobSpec, 'shared'>): Promise<ReaderExport> {
   return new Promise((resolve, reject) => {
     const shared = new SharedArrayBuffer(SLOTS * CHUNK_BUFFER_BYTES);
     const queue: ChunkReply[] = [];
@@ -90,7 +88,7 @@ export function exportOnReaderThread(pool: ReaderPool, spec: Omit<ExportJobSpec,
           failure = new ExportNotStarted(true, 'the tenant file was replaced as the export started');
           break;
         case 'failed':
-          failure = started ? new Error(`export failed on its reader thread: ${reply.message}`) : new ExportNotStarted(false, reply.message);
+          failure = started ? new Error(`export failed on its reader: ${reply.message}`) : new ExportNotStarted(false, reply.message);
           break;
         case 'cancelled':
         case 'explained':
@@ -101,6 +99,6 @@ export function exportOnReaderThread(pool: ReaderPool, spec: Omit<ExportJobSpec,
       if (!started) reject(failure ?? new ExportNotStarted(false, `the export ended with "${reply.kind}" before it started`));
       else resume?.();
     };
-    const job = pool.run({ kind: 'export', spec: { ...spec, shared } }, onReply);
+    const job = readers.run({ kind: 'export', spec: { ...spec, shared } }, onReply);
   });
 }
