@@ -8,15 +8,21 @@ import { freePort } from '../test/helpers/ports.js';
 import { serverEnv, stopChild, untilHealthy, type BenchServer } from './bench-server.js';
 import { procStatusKb } from './stats.js';
 
-/** A build to run: a checkout whose `dist/` is built. */
+/** A build to run: a checkout whose `dist/` is built, and settings of its own. */
 export interface Build {
   label: string;
   root: string;
+  env?: Record<string, string>;
 }
 
-/** This checkout, and the baseline builds EXPORT_BASELINE_DIR names (a path, or several separated by ':'), each labelled by its folder's name. */
+/**
+ * This checkout; with EXPORT_BENCH_THREADS_OFF=1 this checkout again with READER_THREADS=off; and the baseline
+ * builds EXPORT_BASELINE_DIR names (a path, or several separated by ':'), each labelled by its folder's name.
+ */
 export function buildsToCompare(): Build[] {
-  const builds: Build[] = [{ label: 'this build', root: path.resolve(import.meta.dirname, '..') }];
+  const here = path.resolve(import.meta.dirname, '..');
+  const builds: Build[] = [{ label: 'this build', root: here }];
+  if (process.env['EXPORT_BENCH_THREADS_OFF'] === '1') builds.push({ label: 'this build, READER_THREADS=off', root: here, env: { READER_THREADS: 'off' } });
   for (const baseline of (process.env['EXPORT_BASELINE_DIR'] ?? '').split(':')) {
     if (baseline.trim() !== '') builds.push({ label: path.basename(baseline), root: path.resolve(baseline) });
   }
@@ -39,7 +45,7 @@ export async function startBuild(build: Build, env: Record<string, string>): Pro
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, startArgs(build), {
     cwd: build.root,
-    env: serverEnv({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env }),
+    env: serverEnv({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env, ...build.env }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const pid = child.pid as number;
