@@ -9,6 +9,8 @@ import { hostCheck, hostGuard } from './http/host-guard.js';
 import { problemMiddleware } from './http/problem.js';
 import { problemCheck } from './http/problem-check.js';
 import { cors, requestContext } from './http/request-context.js';
+import { requestSpanNaming } from './http/request-span.js';
+import { isTracing } from './telemetry/tracing.js';
 
 /** Builds the Koa app over `deps` (no listening: tests and main.ts decide where it serves). */
 export async function createApp(deps: Deps): Promise<Koa> {
@@ -23,6 +25,7 @@ export async function createApp(deps: Deps): Promise<Koa> {
   app.use(requestContext(deps.log, deps.buildLabel.label, deps.metrics));
   // Koa's own proxy mode stays off: it would believe the leftmost X-Forwarded-For entry, which any client writes.
   if (deps.config.trustProxy !== null) app.use(forwardedClient(deps.config.trustProxy));
+  if (isTracing()) app.use(requestSpanNaming(document));
   app.use(auditTrail(deps.log));
   app.use(problemMiddleware(problems));
   app.use(hostGuard(hostCheck(deps.config.allowedHosts, signIn), auditRefusal(api, rules, signIn)));

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
+import { tracingConfig, type TracingConfig } from './telemetry/tracing-config.js';
 
 /** Validated, frozen server configuration (docs/configuration.md). */
 export interface Config {
@@ -76,6 +77,8 @@ export interface Config {
   /** SHUTDOWN_DELAY_MS and SHUTDOWN_TIMEOUT_MS: how a SIGTERM drains the server. */
   readonly shutdown: ShutdownConfig;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Traces over OTLP when an OTEL_* endpoint or exporter asks for them; null: no tracing, nothing of it loaded. */
+  readonly tracing: TracingConfig | null;
 }
 
 /** APP_DB_URL as SQLite file or PostgreSQL URL, with the pool size and the lock wait of writes. */
@@ -280,6 +283,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
       timeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     },
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    tracing: tracingConfig(text, problems),
   };
   for (const origin of config.corsOrigins) {
     if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must be origins like https://host:port (got "${origin}")`);

@@ -161,7 +161,8 @@ function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'codeHost'
             maxRetries: 0,
             logger: sdkLog,
             logLevel: 'warn',
-            openTelemetry: false,
+            // Spans of the calls, without prompts or answers; undici's instrumentation sends the trace context.
+            openTelemetry: config.tracing === null ? false : { propagation: false, traces: { enabled: true, contentMode: 'metadata_only' } },
           });
           return anthropicLanguageModel(client, config.narrativeModel, config.narrativeTimeoutMs);
         });

@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { traceLogFields } from './telemetry/tracing.js';
 
 /** The structured logger used everywhere (pino; JSON lines on stdout). */
 export type Logger = pino.Logger;
@@ -31,9 +32,11 @@ const LOG_WRITE_BYTES = 1024;
  * asynchronously: a line never waits for the write of the one before, and lines that come while a write is in
  * flight go out together with the next one (one write call per request was a tenth of a small request's CPU).
  * The buffer is flushed when the process exits (also through SIGTERM/SIGINT); a process killed with SIGKILL
- * can lose the lines of its last moment.
+ * can lose the lines of its last moment. With `traceIds` (tracing configured), a line written inside a trace
+ * carries its `trace_id` and `span_id`; without, lines cost nothing more.
  */
-export function createLogger(level: pino.LevelWithSilent): Logger {
-  const options = { level, base: { service: 'analytics-desk-server' }, timestamp: isoTime };
+export function createLogger(level: pino.LevelWithSilent, { traceIds = false }: { traceIds?: boolean } = {}): Logger {
+  const options: pino.LoggerOptions = { level, base: { service: 'analytics-desk-server' }, timestamp: isoTime };
+  if (traceIds) options.mixin = traceLogFields;
   return level === 'silent' ? pino(options) : pino(options, pino.destination({ dest: 1, sync: false, maxWrite: LOG_WRITE_BYTES }));
 }

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { generateDemo } from './demo/generate.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
+import { startTracing } from './telemetry/start-tracing.js';
 
 /** True when `klsDir` holds at least one `<pack>/<slug>/kls.sqlite`. */
 function hasTenantFiles(klsDir: string): boolean {
@@ -31,7 +32,9 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, { traceIds: config.tracing !== null });
+  // Before anything opens a connection: the instrumentations patch http and pg (docs/decisions/0012-tracing-starts-in-main.md).
+  const tracing = await startTracing(config.tracing, log);
   if (config.demo && !hasTenantFiles(config.klsDir)) {
     const started = Date.now();
     const summary = generateDemo({ out: config.dataDir });
@@ -43,7 +46,7 @@ async function main(): Promise<void> {
   const { delayMs } = config.shutdown;
   const shutdown = (signal: string) => {
     log.info({ signal, delayMs }, 'shutting down: readiness answers 503');
-    server.stop().then(
+    server.stop().then(() => tracing?.stop()).then(
       () => {
         log.info('stopped');
         process.exit(0);

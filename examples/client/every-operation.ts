@@ -4,11 +4,11 @@ import type { Client } from '../../build/client/client/index.js';
 import {
   addDiscussionReply, addNotebookCell, addToNote, compileSignalDefinition, createNarrative, createNote, createView,
   deleteNote, deleteNotebookCell, deleteView, explainEntity, explainFinding, exportDimension, getApiDocs,
-  getApiDocsAsset, getDbStatus, getDrift, getHealth, getIdentity, getJumpbar, getMemberMappings, getMetrics, getNote,
-  getNotebook, getOpenApiJson, getOpenApiYaml, getPipelineArtifact, getReport, getStoreStatus, getTaxonomyCardinality,
-  getTaxonomyFanout, getTenantLogo, listNotes, listSharedMembers, listSignalDefinitions, listTaxonomyMembers,
-  listViews, loadSignalDefinition, refreshStore, refreshStoreViaGet, saveSignalDefinition, updateNote,
-  updateNotebookCell, updateView, validateSignalDefinition,
+  getApiDocsAsset, getDbStatus, getDrift, getHealth, getHealthLive, getHealthReady, getIdentity, getJumpbar,
+  getMemberMappings, getMetrics, getNote, getNotebook, getOpenApiJson, getOpenApiYaml, getPipelineArtifact, getReport,
+  getStoreStatus, getTaxonomyCardinality, getTaxonomyFanout, getTenantLogo, listNotes, listSharedMembers,
+  listSignalDefinitions, listTaxonomyMembers, listViews, loadSignalDefinition, refreshStore, refreshStoreViaGet,
+  saveSignalDefinition, updateNote, updateNotebookCell, updateView, validateSignalDefinition,
 } from '../../build/client/index.js';
 import type {
   AddDiscussionReplyData, AddNotebookCellData, AddToNoteData, Cell, CompileSignalDefinitionData, CreateNarrativeData,
@@ -40,6 +40,12 @@ async function healthAndMeta(client: Client, examples: ContractExamples): Promis
   const status: 'ok' | 'degraded' = health.status;
   check(status === 'ok', `health is ${status}`);
   check(health.mode === 'local' && health.db.tenants > 0 && health.db.appDb === 'ok', 'health names the local tenants and app database');
+  const live = await ok('getHealthLive', getHealthLive({ client }));
+  const liveStatus: 'live' = live.status;
+  check(liveStatus === 'live', `liveness is ${liveStatus}`);
+  const ready = await ok('getHealthReady', getHealthReady({ client }));
+  const readyStatus: 'ready' = ready.status;
+  check(readyStatus === 'ready' && ready.mode === 'local', 'readiness is ready in local mode');
 
   const identity = await ok('getIdentity', getIdentity({ client, ...example<GetIdentityData>(examples, 'getIdentity') }));
   const roles: ('viewer' | 'editor' | 'admin')[] = identity.roles;

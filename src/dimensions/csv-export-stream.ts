@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { startSpan } from '../telemetry/tracing.js';
 import { csvRecord } from './csv.js';
 import { CHUNK_BYTES } from './csv-chunks.js';
 
@@ -37,6 +38,8 @@ export class CsvExportStream extends Readable {
   private waiting = false;
   private finished = false;
   private released = false;
+  /** The export's trace span, ended with the stream (src/telemetry/tracing.ts). */
+  private readonly span = startSpan('export stream');
 
   constructor(private readonly source: CsvExportSource) {
     super({ highWaterMark: CHUNK_BYTES });
@@ -62,6 +65,7 @@ export class CsvExportStream extends Readable {
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.span.end(error, { 'export.rows': this.source.chunks.rows });
     this.closeSource();
     callback(error);
   }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
+import { inSpan } from '../telemetry/tracing.js';
 import { foldText } from './fold.js';
 import { columnsOf, hasRowid, hasTable, quoteIdentifier } from './kls-schema.js';
 import { toApiSearchHit, type SearchHitCheck } from './search-hit.js';
@@ -49,7 +50,11 @@ const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  * `name_keys` holds every folded name by kind (exact and prefix matches are one B-tree range). A hit that
  * fails the contract's SearchItem check fails the build (a server bug, logged; searches answer 503).
  */
-export async function buildSearchIndex(kls: Database.Database, target: string, info: IndexSourceInfo): Promise<void> {
+export function buildSearchIndex(kls: Database.Database, target: string, info: IndexSourceInfo): Promise<void> {
+  return inSpan('search index build', () => writeSearchIndex(kls, target, info));
+}
+
+async function writeSearchIndex(kls: Database.Database, target: string, info: IndexSourceInfo): Promise<void> {
   const temp = `${target}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   const db = new Database(temp);
   try {

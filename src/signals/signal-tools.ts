@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inSpan } from '../telemetry/tracing.js';
 import type { GoldSchema, SignalError } from './definition-rules.js';
 import { DefinitionParser, PARSER_LIMITS, type ParserLimits } from './definition-parser.js';
 import { StoredDefinitions } from './stored-definitions.js';
@@ -57,7 +58,16 @@ export class SignalTools {
   }
 
   /** Writes the YAML to a temporary file and runs the checker on it. */
-  async validate(yaml: string, gold: GoldSchema | null): Promise<CheckOutcome> {
+  validate(yaml: string, gold: GoldSchema | null): Promise<CheckOutcome> {
+    return inSpan('signal tool', () => this.check(yaml, gold), { 'signal.tool': 'checker' });
+  }
+
+  /** Feeds the YAML to the compiler on standard input. */
+  compile(yaml: string, gold: GoldSchema | null): Promise<CompileOutcome> {
+    return inSpan('signal tool', () => this.compileOnce(yaml, gold), { 'signal.tool': 'compiler' });
+  }
+
+  private async check(yaml: string, gold: GoldSchema | null): Promise<CheckOutcome> {
     const dir = await fs.promises.mkdtemp(path.join(this.tmpRoot, 'ads-signal-'));
     try {
       const file = path.join(dir, 'definition.yaml');
@@ -71,8 +81,7 @@ export class SignalTools {
     }
   }
 
-  /** Feeds the YAML to the compiler on standard input. */
-  async compile(yaml: string, gold: GoldSchema | null): Promise<CompileOutcome> {
+  private async compileOnce(yaml: string, gold: GoldSchema | null): Promise<CompileOutcome> {
     if (this.compiler.bundled) return toCompileOutcome(await this.worker(this.compiler).request({ yaml, gold }));
     const dir = gold === null ? null : await fs.promises.mkdtemp(path.join(this.tmpRoot, 'ads-signal-'));
     try {

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import type Koa from 'koa';
+import { requestSpan, type SpanAttributes } from '../telemetry/tracing.js';
+import { AUDIT_STATE, type AuditRecord } from './audit.js';
+import { OPERATION_STATE } from './request-context.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+
+/** The path template of each operation of the contract (`/api/db-status/{tenant}`), by operationId. */
+export function routesOf(document: { paths?: Record<string, Record<string, unknown> | undefined> }): ReadonlyMap<string, string> {
+  const routes = new Map<string, string>();
+  for (const [template, item] of Object.entries(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operationId = (item?.[method] as { operationId?: unknown } | undefined)?.operationId;
+      if (typeof operationId === 'string') routes.set(operationId, template);
+    }
+  }
+  return routes;
+}
+
+/**
+ * Names the request's span (the HTTP instrumentation's, used only while tracing runs) after the operation the
+ * contract matched, with `http.route` (the path template), `ads.tenant` (the tenants the request was served from,
+ * as the audit record has them) and `user.hash` (the SHA-256 of the caller's token `sub`; the `sub` itself is
+ * never recorded). The status is the instrumentation's `http.response.status_code`. A request that matched no
+ * operation keeps the instrumentation's name (its method). The values of the query are replaced by `REDACTED` in
+ * `url.query` (search text, filters and entity IDs stay out of traces, as they stay out of the request log line).
+ */
+export function requestSpanNaming(document: Parameters<typeof routesOf>[0]): Koa.Middleware {
+  const routes = routesOf(document);
+  return async (ctx, next) => {
+    const span = requestSpan();
+    if (span === null) return next();
+    try {
+      await next();
+    } finally {
+      const state = ctx.state as Record<string, unknown>;
+      const operationId = state[OPERATION_STATE];
+      const attributes: Record<string, string> = {};
+      if (ctx.querystring !== '') attributes['url.query'] = redactedQuery(ctx.querystring);
+      if (typeof operationId === 'string') {
+        span.updateName(operationId);
+        const route = routes.get(operationId);
+        if (route !== undefined) attributes['http.route'] = route;
+      }
+      const record = state[AUDIT_STATE] as AuditRecord | undefined;
+      const tenants = record?.tenants?.resolved ?? [];
+      if (tenants.length > 0) attributes['ads.tenant'] = tenants.join(',');
+      const sub = record?.caller?.sub;
+      if (typeof sub === 'string') attributes['user.hash'] = createHash('sha256').update(sub).digest('hex');
+      span.setAttributes(attributes as SpanAttributes);
+    }
+  };
+}
+
+/** The query's parameter names, each with the value `REDACTED`. */
+function redactedQuery(query: string): string {
+  return [...new URLSearchParams(query).keys()].map((name) => `${encodeURIComponent(name)}=REDACTED`).join('&');
+}
