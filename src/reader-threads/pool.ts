@@ -10,8 +10,13 @@ import { Waiters } from './waiters.js';
 // turn (reader-worker.ts); a job waiting for its client costs the thread nothing. Threads start on demand and end
 // when idle, so an idle server holds none (a thread with better-sqlite3 loaded costs ~20 MB).
 
-/** Reader threads at most: two, or one where the process may use one core only. */
-export const DEFAULT_READER_THREADS = Math.min(2, os.availableParallelism());
+/**
+ * Reader threads at most: half the cores the process may use, at least one and at most two (one on two cores).
+ * Each busy reader takes a core's worth of time the main thread may then wait for, niced or not: on the 2-core
+ * bench machine, shared with other test runs, /health p99 while two clients repeated costly reads was 48 ms with
+ * one thread and 105 ms with two (medians of 10 alternating runs each, explains and sorted exports).
+ */
+export const DEFAULT_READER_THREADS = Math.max(1, Math.min(2, Math.floor(os.availableParallelism() / 2)));
 /** A thread without a job for this long ends; the next job starts one again. */
 export const READER_IDLE_MS = 30_000;
 /** V8 young generation of a reader thread, in MB: its garbage is short-lived (chunks leave it transferred). */
