@@ -1,107 +1,176 @@
-// A 1,000,000-row dimension export (`materials`) through the built server, timed alone, against the sqlite3
-// command-line program running the same SELECT in the same run; peak RSS of the server over all exports; p95 of
-// small requests sent during one more export.
-// Targets: at most 2x the CLI's time, server peak RSS under 150 MB, small requests p95 under 50 ms.
-import { spawn } from 'node:child_process';
+// Dimension exports and explain at 1,000,000 rows, through the built server, side by side with baseline builds when
+// EXPORT_BASELINE_DIR names them (checkouts of other commits with their `dist/` built, separated by ':'), the builds
+// taking turns:
+//   - the `materials` export (1,000,000 rows, unsorted) timed alone by a download client of its own, against the
+//     sqlite3 command-line program writing the same SELECT as CSV to /dev/null, and the server's RSS growth over
+//     those exports (VmHWM reset before them);
+//   - GET /health and searches on another tenant, each open loop (latency from the moment a request was due):
+//     alone, while clients repeat an export that matches nothing sorted on an unindexed column, and while they
+//     repeat GET /api/explain without entity_type over a 1,000,000-row Gold table whose entity column has no index.
+// Targets: export <= 1.5x the CLI, RSS growth < 64 MB; p99 <= 50 ms while the costly requests run.
+// A baseline build:   B=$(mktemp -d) && git archive <commit> | tar -x -C $B && ln -s $PWD/node_modules $B/ &&
+//                     (cd $B && npm run build) && EXPORT_BASELINE_DIR=$B npm run bench -- export
+// EXPORT_BENCH_THREADS_OFF=1 runs this build with READER_THREADS=off beside it. EXPORT_BENCH_ROWS,
+// EXPORT_BENCH_ROUNDS (2: each build twice, in turn) and EXPORT_BENCH_SECONDS change the sizes. The latest figures
+// go to docs/benchmarks.md (section `export`).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
-import { fmt, median, percentile, procStatusKb } from './stats.js';
-import { freePort } from '../test/helpers/ports.js';
-import { serverArgs } from './server-command.js';
+import { RARE_MATERIAL, buildBigTenant } from '../test/helpers/big-tenant.js';
+import { sleep, type BenchServer } from './bench-server.js';
+import { buildsToCompare, machine, resetPeak, startBuild, type Build } from './export-builds.js';
+import { describeLatency, measureLatency, type LatencyPhase } from './export-latency.js';
+import type { OpenLoopResult } from './open-loop.js';
 import { exportSelect, hasSqliteCli, timeCli, timeExport } from './export-timing.js';
+import { writeBenchSection } from './report.js';
+import { QUERIES, searchPath } from './search-queries.js';
+import { fmt, median } from './stats.js';
 
-const ROWS = 1_000_000;
-const RUNS = 3;
-const SMALL_REQUEST_GAP_MS = 10;
+const positive = (name: string, fallback: number): number => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!(value > 0)) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+const ROWS = positive('EXPORT_BENCH_ROWS', 1_000_000);
+const ROUNDS = positive('EXPORT_BENCH_ROUNDS', 2);
+const SECONDS = positive('EXPORT_BENCH_SECONDS', 5);
+const EXPORT_RUNS = 3;
+const RATE = 100;
+/** Clients repeating the costly request (EXPORTS_PER_CALLER allows 2 exports per caller by default). */
+const CLIENTS = 2;
+const TENANTS = ['ost.kantonsspital', 'ost.rehaklinik', 'west.hopital-cantonal', 'lab.big'];
+const EXPORT_PATH = '/kantonsspital/dimensions/materials/export';
+const PHASES = {
+  'nothing else': null,
+  'exports matching nothing, sorted on an unindexed column': `${EXPORT_PATH}?q=no-such-text&sort=unit_price`,
+  'explain without entity_type, 1,000,000-row Gold table without index': `/api/explain?tenant=lab.big&entity_id=${RARE_MATERIAL}`,
+};
 
-/** Small requests one after the other until `done()`; their latencies in ms. */
-async function smallRequestsUntil(base: string, done: () => boolean): Promise<number[]> {
-  const latencies: number[] = [];
-  const paths = ['/api/db-status/kantonsspital', '/kantonsspital/taxonomies/cardinality/member?id=KST-4100'];
-  for (let i = 0; !done(); i += 1) {
-    const started = performance.now();
-    const res = await fetch(base + paths[i % paths.length]!);
-    await res.arrayBuffer();
-    latencies.push(performance.now() - started);
-    await new Promise((r) => setTimeout(r, SMALL_REQUEST_GAP_MS));
-  }
-  return latencies;
+/** What one build measured in one round. */
+interface BuildRound {
+  build: Build;
+  exportMs: number;
+  rssBefore: number;
+  rssPeak: number;
+  phases: LatencyPhase[];
 }
 
-export async function run(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-export-'));
-  let server: ReturnType<typeof spawn> | null = null;
-  try {
-    let started = performance.now();
-    const summary = generateDemo({ out: dataDir, tenants: 3, rows: ROWS });
-    console.log(`generated ${ROWS} material rows per tenant in ${fmt((performance.now() - started) / 1000)} s`);
-    const file = summary.tenants.find((t) => t.compositeId === 'ost.kantonsspital')!.file;
-    const select = exportSelect(file, 'dim_materials', ROWS);
+/** Whether an open loop's p99 meets the goal, every request answered. */
+const verdict = (result: OpenLoopResult): string => (result.latency.p99 <= 50 && result.ok === result.requests ? 'met' : 'MISSED');
 
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    server = spawn(process.execPath, serverArgs(), {
-      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
-      stdio: 'ignore',
-    });
-    const pid = server.pid!;
-    started = performance.now();
-    for (;;) {
-      try {
-        if ((await fetch(`${base}/health`)).status === 200) break;
-      } catch {
-        // not listening yet
-      }
-      if (performance.now() - started > 30_000) throw new Error('server not healthy within 30 s');
-      await new Promise((r) => setTimeout(r, 50));
+/** Resolves once every tenant's search index answers (they are built on start, in the background). */
+async function searchesReady(url: string): Promise<void> {
+  for (const tenant of TENANTS) {
+    for (const deadline = Date.now() + 300_000; ; await sleep(200)) {
+      const res = await fetch(url + searchPath(tenant, 'kosten'));
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+      if (Date.now() > deadline) throw new Error(`${tenant}: search not ready within 300 s`);
     }
-    const rssAtStartMb = procStatusKb(pid, 'VmRSS') / 1024;
+  }
+}
 
-    // The exports are timed alone, as the CLI runs alone; then one more export runs while small requests are
-    // sent, for their latency (that run's time is printed but not compared with the CLI).
-    const exportTimes: number[] = [];
-    let peakSampledMb = 0;
-    let smallLatencies: number[] = [];
-    const sampler = setInterval(() => (peakSampledMb = Math.max(peakSampledMb, procStatusKb(pid, 'VmRSS') / 1024)), 50);
+async function measureBuild(build: Build, dataDir: string): Promise<BuildRound> {
+  let server: BenchServer | null = null;
+  try {
+    server = await startBuild(build, { DATA_DIR: dataDir });
+    await searchesReady(server.url);
+    await sleep(1000);
+    const rssBefore = server.rssMb();
+    const reset = resetPeak(server.pid);
+    let sampled = rssBefore;
+    const sampler = setInterval(() => (sampled = Math.max(sampled, server!.rssMb())), 20);
+    const times: number[] = [];
     try {
-      for (let runIndex = 0; runIndex < RUNS; runIndex += 1) {
-        const result = await timeExport(`${base}/kantonsspital/dimensions/materials/export`);
-        if (result.truncated) throw new Error('a 1,000,000-row table must not be truncated');
-        exportTimes.push(result.ms);
-        console.log(`export run ${runIndex + 1} (alone): ${fmt(result.ms)} ms, ${fmt(result.bytes / 1048576)} MiB`);
+      for (let run = 0; run < EXPORT_RUNS; run++) {
+        const result = await timeExport(server.url + EXPORT_PATH);
+        if (result.truncated) throw new Error(`a ${ROWS}-row table must not be truncated`);
+        times.push(result.ms);
       }
-      let finished = false;
-      const exporting = timeExport(`${base}/kantonsspital/dimensions/materials/export`).finally(() => (finished = true));
-      const [withSmall, small] = await Promise.all([exporting, smallRequestsUntil(base, () => finished)]);
-      console.log(`export run with small requests meanwhile: ${fmt(withSmall.ms)} ms, ${small.length} small requests`);
-      smallLatencies = small;
     } finally {
       clearInterval(sampler);
     }
-    const peakMb = procStatusKb(pid, 'VmHWM') / 1024;
-    const serverMs = median(exportTimes);
-    console.log(`server export of ${ROWS} rows, alone: median ${fmt(serverMs)} ms over ${RUNS} runs`);
-    console.log(`server peak RSS (VmHWM): ${fmt(peakMb)} MB (at start ${fmt(rssAtStartMb)} MB, sampled max ${fmt(peakSampledMb)} MB) — target < 150 MB: ${peakMb < 150 ? 'met' : 'MISSED'}`);
-    const p95 = percentile(smallLatencies, 95);
-    console.log(`small requests during an export: n=${smallLatencies.length}, p50 ${fmt(median(smallLatencies))} ms, p95 ${fmt(p95)} ms — target < 50 ms: ${p95 < 50 ? 'met' : 'MISSED'}`);
-
-    if (!hasSqliteCli()) {
-      console.log('sqlite3 command-line program not found: CLI comparison skipped (install it, e.g. `apt-get install -y sqlite3`)');
-      return;
-    }
-    const cliTimes: number[] = [];
-    for (let runIndex = 0; runIndex < RUNS; runIndex += 1) cliTimes.push(timeCli(file, select));
-    const cliMs = median(cliTimes);
-    const ratio = serverMs / cliMs;
-    console.log(`sqlite3 -csv, same SELECT, to /dev/null: median ${fmt(cliMs)} ms over ${RUNS} runs`);
-    console.log(`server / CLI: ${fmt(ratio, 2)}x — target <= 2x: ${ratio <= 2 ? 'met' : 'MISSED'}`);
+    const rssPeak = reset ? Math.max(server.peakMb(), sampled) : sampled;
+    const phases = await measureLatency(server.url, {
+      searchPaths: QUERIES.map((q) => searchPath('west.hopital-cantonal', q)),
+      phases: PHASES,
+      rate: RATE,
+      seconds: SECONDS,
+      warmupSeconds: 1,
+      clients: CLIENTS,
+    });
+    const round = { build, exportMs: median(times), rssBefore, rssPeak, phases };
+    console.log(`${build.label}: export ${times.map((t) => fmt(t, 0)).join(', ')} ms; RSS ${fmt(rssBefore)} -> ${fmt(rssPeak)} MB`);
+    for (const phase of phases) console.log(`  ${phase.name}: /health ${describeLatency(phase.health)} ms, search ${describeLatency(phase.search)} ms`);
+    return round;
   } finally {
-    if (server !== null && server.exitCode === null) {
-      server.kill('SIGTERM');
-      await new Promise((r) => server!.once('exit', r));
+    await server?.stop();
+  }
+}
+
+export async function run(): Promise<void> {
+  const builds = buildsToCompare();
+  const loadAtStart = os.loadavg().map((l) => l.toFixed(1)).join(', ');
+  console.log(`machine: ${machine()}`);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-export-'));
+  try {
+    const started = performance.now();
+    const demo = generateDemo({ out: dataDir, tenants: 3, rows: ROWS });
+    buildBigTenant(path.join(dataDir, 'kls', 'lab', 'big', 'kls.sqlite'), 'big', ROWS);
+    console.log(`data: 3 demo tenants with ${ROWS.toLocaleString('en-US')} materials each, lab.big with ${ROWS.toLocaleString('en-US')} rows (${fmt((performance.now() - started) / 1000)} s)`);
+    const file = demo.tenants.find((t) => t.compositeId === 'ost.kantonsspital')!.file;
+    const cliMs = hasSqliteCli() ? median(Array.from({ length: EXPORT_RUNS }, () => timeCli(file, exportSelect(file, 'dim_materials', ROWS)))) : Number.NaN;
+
+    const rounds: BuildRound[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? builds : [...builds].reverse();
+      for (const build of order) rounds.push(await measureBuild(build, dataDir));
     }
+
+    const exportTable = [
+      '| build | round | server | / sqlite3 -csv | RSS before -> peak | growth |',
+      '|---|---|---|---|---|---|',
+      ...rounds.map((r, i) => {
+        const ratio = r.exportMs / cliMs;
+        const growth = r.rssPeak - r.rssBefore;
+        return `| ${r.build.label} | ${Math.floor(i / builds.length) + 1} | ${fmt(r.exportMs, 0)} ms | ${fmt(ratio, 2)}x ${ratio <= 1.5 ? 'met' : 'MISSED'} | ${fmt(r.rssBefore)} -> ${fmt(r.rssPeak)} MB | ${fmt(growth)} MB ${growth < 64 ? 'met' : 'MISSED'} |`;
+      }),
+    ];
+    const latencyTable = [
+      '| build | round | meanwhile | GET /health | search, another tenant | costly requests done (median) |',
+      '|---|---|---|---|---|---|',
+      ...rounds.flatMap((r, i) =>
+        r.phases.map((p) => {
+          const costly = p.costly === null ? '-' : `${p.costly.count} (${fmt(p.costly.medianMs, 0)} ms)${p.costly.failed > 0 ? `, ${p.costly.failed} failed` : ''}`;
+          const goal = (loop: OpenLoopResult): string => (p.costly === null ? '' : ` ${verdict(loop)}`);
+          return `| ${r.build.label} | ${Math.floor(i / builds.length) + 1} | ${p.name} | ${describeLatency(p.health)}${goal(p.health)} | ${describeLatency(p.search)}${goal(p.search)} | ${costly} |`;
+        }),
+      ),
+    ];
+    const compared = builds.length === 1 ? '' : `, side by side with ${builds.slice(1).map((b) => `\`${b.label}\``).join(', ')}, the builds taking turns`;
+    const cli = Number.isNaN(cliMs) ? 'no sqlite3 CLI on this machine' : `${fmt(cliMs, 0)} ms`;
+    const markdown = `## Dimension export and explain: time, memory, other clients' latency
+
+The built server (started as \`npm start\` does) over 3 demo tenants of ${ROWS.toLocaleString('en-US')} materials each and
+\`lab.big\` (${ROWS.toLocaleString('en-US')} rows in \`gold_big\`, entity column without index)${compared}; ${ROUNDS} round(s).
+Machine load average at the start: ${loadAtStart}.
+
+The \`materials\` export (${ROWS.toLocaleString('en-US')} rows, unsorted), median of ${EXPORT_RUNS} downloads by a client of its own,
+against \`sqlite3 -csv\` running the same SELECT to /dev/null (${cli}); the server's RSS growth over those
+exports (VmHWM reset before them). Goals: at most 1.5x the CLI, growth under 64 MB.
+
+${exportTable.join('\n')}
+
+\`GET /health\` and a search on another tenant, each open loop at ${RATE} req/s for ${SECONDS} s (latency from the
+moment a request was due), p50 / p99 in ms: alone, while ${CLIENTS} clients repeat an export of ${ROWS.toLocaleString('en-US')} rows
+whose \`q\` matches nothing sorted on an unindexed column, and while they repeat \`GET /api/explain\` without
+\`entity_type\`. Goal: p99 at most 50 ms while the costly requests run.
+
+${latencyTable.join('\n')}`;
+    console.log(`\n${markdown}`);
+    writeBenchSection('export', markdown);
+  } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

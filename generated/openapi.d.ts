@@ -410,7 +410,13 @@ export interface paths {
          *     column that does not exist counts as none); table and column names come
          *     only from the registry and the file's schema.
          *
-         *     404 when the tenant is unknown; 503 while its file is not usable.
+         *     The counts read every row of a Gold table whose entity column has no index
+         *     (without `entity_type`, of every Gold table): such an explain may take a while,
+         *     but it is read apart from the server's other work and does not delay other
+         *     requests.
+         *
+         *     404 when the tenant is unknown; 503 while its file is not usable, and (with
+         *     `Retry-After: 1`) when its file is removed just as the explain starts.
          *
          *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
@@ -444,7 +450,8 @@ export interface paths {
          *     English; `description` is `null` when the signal has none.
          *
          *     404 when the tenant is unknown or its file has no finding with that ID (also
-         *     when it has no `findings` table). 503 while the tenant file is not usable.
+         *     when it has no `findings` table). 503 while the tenant file is not usable, and
+         *     (with `Retry-After: 1`) when it is removed just as its source records are read.
          *
          *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
@@ -1382,9 +1389,16 @@ export interface paths {
          *     `Content-Disposition: attachment; filename="<entity>.csv"` and
          *     `Cache-Control: no-store`.
          *
+         *     The table is read apart from the server's other work: an export that sorts on
+         *     a column without an index, or whose selection matches few rows, may take a
+         *     while to send its first row (SQLite reads the whole table first), but it does
+         *     not delay other requests; under load it yields to them and takes longer.
+         *
          *     404 when the tenant is unknown or `entity` is not a registered dimension (or
          *     its registered table is missing). 409 for an ambiguous tenant slug; 503 while
-         *     the tenant's file cannot be read.
+         *     the tenant's file cannot be read, and (with `Retry-After: 1`) when a newer file
+         *     replaces it, or it is removed, just as the export starts: the next try reads
+         *     the file then in service.
          *
          *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim. At
          *     most `EXPORTS_PER_CALLER` exports running at once per caller, else 429.

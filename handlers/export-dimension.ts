@@ -16,6 +16,7 @@ export async function exportDimension(input: Input<'exportDimension'>, deps: Dep
     // the raw query: `f.<column>` keys are free-form (the contract's `filters` parameter), checked against the table
     query: input.query as Readonly<Record<string, unknown>>,
     declaredQuery: DECLARED_QUERY,
+    readers: deps.readers,
     exportedRows: {
       inc(amount = 1) {
         rows += amount;

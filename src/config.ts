@@ -56,6 +56,11 @@ export interface Config {
    */
   readonly searchHitReader: boolean;
   /**
+   * READER_THREADS: exports and explain's counts read the tenant file on reader threads (docs/decisions/0009); off,
+   * on the main thread in bounded steps. Off by default where the machine has one core, like every worker thread.
+   */
+  readonly readerThreads: boolean;
+  /**
    * TENANT_HANDLES_MAX: open tenant connections (KLS files), and as many open search sidecars, beyond which
    * idle ones are closed, least recently used first, and reopened on demand.
    */
@@ -260,6 +265,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
     signalToolTimeoutMs: integer('SIGNAL_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
     searchMemoryBytes: integer('SEARCH_MEMORY_MB', 128, 0, 1_048_576) * 1024 * 1024,
     searchHitReader: oneOf('SEARCH_HIT_READER', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
+    readerThreads: oneOf('READER_THREADS', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
     tenantHandlesMax: integer('TENANT_HANDLES_MAX', 64, 1, 65_536),
     responseValidation: oneOf('RESPONSE_VALIDATION', ['on', 'off'] as const, 'on') === 'on',
     corsOrigins: (text('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),

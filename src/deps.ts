@@ -13,6 +13,8 @@ import type { Logger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
 import type { Metrics } from './metrics/metrics.js';
 import { projectRoot } from './project-root.js';
+import { MainThreadReaders } from './reader-threads/main-thread.js';
+import { readerThreads } from './reader-threads/pool.js';
 import { TenantRegistry } from './tenants/registry.js';
 import type { Deps } from './ports.js';
 // The SDKs (@octokit/rest, @anthropic-ai/sdk, minio) and the modules importing them are loaded with import()
@@ -89,6 +91,8 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
       readGitIdentity(config.gitWorkspacesDir, tenant === null ? [] : [tenant.compositeId, tenant.slug], fs.existsSync(home) ? home : path.parse(root).root),
     ...createOutboundPorts(config, log),
     signalTools,
+    // the threads are the process's (pool.ts): shared by every server in it, each ending after READER_IDLE_MS idle
+    readers: config.readerThreads ? readerThreads() : new MainThreadReaders(),
     searchIndexes,
     tokens,
     limits,

@@ -10,6 +10,7 @@ import type { Drain } from './health/drain.js';
 import type { GitIdentity } from './identity/git-identity.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { Readers } from './reader-threads/protocol.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import type { SearchIndexes } from './search/search-indexes.js';
 import type { SignalTools } from './signals/signal-tools.js';
@@ -37,6 +38,8 @@ export interface Deps {
   readonly languageModel: LanguageModel | null;
   /** Signal contract checker and compiler, run as child processes (docs/signal-language.md). */
   readonly signalTools: SignalTools;
+  /** Where exports and explains read tenant files: reader threads, or the main thread in bounded steps (READER_THREADS). */
+  readonly readers: Readers;
   /** Jumpbar search: one sidecar index per tenant generation, beside the KLS file. */
   readonly searchIndexes: SearchIndexes;
   /** Bearer-token verification against the OpenID provider (AUTH_MODE=oidc); null without sign-in. */

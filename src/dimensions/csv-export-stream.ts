@@ -1,13 +1,7 @@
 import { Readable } from 'node:stream';
 import { startSpan } from '../telemetry/tracing.js';
 import { csvRecord } from './csv.js';
-
-/** About this many bytes of CSV are produced per turn of the event loop (~1,300 rows, ~5 ms of encoding). */
-export const CHUNK_BYTES = 256 * 1024;
-/** Room for the record that crosses CHUNK_BYTES; a longer record gets a buffer of its own. */
-const SLACK_BYTES = 64 * 1024;
-/** Where records are encoded before the chunk is copied out at its exact size (one per thread). */
-const scratch = Buffer.allocUnsafeSlow(CHUNK_BYTES + SLACK_BYTES);
+import { CHUNK_BYTES } from './csv-chunks.js';
 
 /** What CsvChunks.next answers when the next chunk is being made elsewhere; the source calls `resume` then. */
 export const WAIT = Symbol('wait');
@@ -104,75 +98,4 @@ export class CsvExportStream extends Readable {
       this.source.release();
     }
   }
-}
-
-/** Bytes a chunk buffer needs: CHUNK_BYTES plus room for the record that crosses it. */
-export const CHUNK_BUFFER_BYTES = CHUNK_BYTES + SLACK_BYTES;
-
-/** What encoding into a chunk buffer made: `used` bytes, then `long` (a record sent on its own) when there is one. */
-export interface EncodedRows {
-  used: number;
-  done: boolean;
-  long: Buffer | null;
-  records: number;
-}
-
-/**
- * Encodes rows into `target` (CHUNK_BUFFER_BYTES long) until about CHUNK_BYTES are used. A record longer than
- * the room left ends the chunk and comes back as `long` (its own buffer, to be sent right after `used` bytes).
- * `done` when the rows ran out; `records` counts the records encoded, `long` included.
- */
-export function encodeRowsInto(rows: Iterator<unknown[]>, target: Buffer): EncodedRows {
-  let used = 0;
-  let records = 0;
-  while (used < CHUNK_BYTES) {
-    const next = rows.next();
-    if (next.done === true) return { used, done: true, long: null, records };
-    const record = csvRecord(next.value);
-    records += 1;
-    // a UTF-16 code unit never takes more than 3 UTF-8 bytes
-    if (record.length * 3 > target.length - used) return { used, done: false, long: Buffer.from(record, 'utf8'), records };
-    used += target.write(record, used, 'utf8');
-  }
-  return { used, done: false, long: null, records };
-}
-
-/**
- * One chunk of about CHUNK_BYTES of CSV, allocated at its exact size when it is made (so it dies young once
- * written). `done` when the rows ran out; the chunk may then be empty.
- */
-export function encodeSomeRows(rows: Iterator<unknown[]>): { chunk: Buffer; done: boolean; records: number } {
-  return encodeSomeWith((target) => encodeRowsInto(rows, target));
-}
-
-/** encodeSomeRows for any encoder that writes into a CHUNK_BUFFER_BYTES buffer (see EncodedRows). */
-export function encodeSomeWith(encodeInto: (target: Buffer) => EncodedRows): { chunk: Buffer; done: boolean; records: number } {
-  const { used, done, long, records } = encodeInto(scratch);
-  const chunk = Buffer.allocUnsafeSlow(used + (long?.length ?? 0));
-  scratch.copy(chunk, 0, 0, used);
-  long?.copy(chunk, used);
-  return { chunk, done, records };
-}
-
-/** Chunks of about 256 KiB encoded value by value from rows (a better-sqlite3 raw iterator). */
-export function rowChunks(rows: Iterator<unknown[]>): CsvChunks {
-  let done = false;
-  let records = 0;
-  return {
-    next(): Buffer | null {
-      while (!done) {
-        const encoded = encodeSomeRows(rows);
-        done = encoded.done;
-        records += encoded.records;
-        if (encoded.chunk.length > 0) return encoded.chunk;
-      }
-      return null;
-    },
-    close(): void {
-      rows.return?.();
-    },
-    get rows(): number {
-      return records;
-    },
-  };
 }

@@ -30,6 +30,9 @@ export function affinityOf(declaredType: string): Affinity {
   return 'numeric';
 }
 
+/** True for a rowid table none of whose columns is named `rowid` (such a column would shadow it). */
+export const rowidAddressable = (table: DimensionTable): boolean => table.hasRowid && !table.columns.some((c) => c.name.toLowerCase() === 'rowid');
+
 /** Double-quotes an identifier taken from sqlite_master (inner quotes doubled). */
 export const quoteIdentifier = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { quoteIdentifier, type DimensionTable } from './dimension-table.js';
+import { quoteIdentifier, rowidAddressable, type DimensionTable } from './dimension-table.js';
 import { FOLD_FUNCTION } from './export-sql.js';
 
 /** Page cache of an export connection, in KiB: an export reads each page once, so better-sqlite3's default
@@ -7,8 +7,8 @@ import { FOLD_FUNCTION } from './export-sql.js';
 const EXPORT_CACHE_KIB = 2048;
 
 /**
- * A read-only connection to a tenant file for one export (main thread and export worker alike): small page
- * cache, and the fold function `q` uses for non-ASCII text.
+ * A read-only connection to a tenant file for one export (on a reader thread, and on the main thread for the
+ * catalogue reads before it): small page cache, and the fold function `q` uses for non-ASCII text.
  */
 export function openExportConnection(file: string): Database.Database {
   const db = new Database(file, { readonly: true, fileMustExist: true });
@@ -17,9 +17,6 @@ export function openExportConnection(file: string): Database.Database {
   db.function(FOLD_FUNCTION, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
   return db;
 }
-
-/** True for a rowid table none of whose columns is named `rowid` (such a column would shadow it). */
-export const rowidAddressable = (table: DimensionTable): boolean => table.hasRowid && !table.columns.some((c) => c.name.toLowerCase() === 'rowid');
 
 /**
  * The smallest and largest rowid of a rowid-addressable table, null when it is empty. Two statements, because

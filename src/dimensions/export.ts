@@ -1,19 +1,19 @@
-import type Database from 'better-sqlite3';
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
+import { HttpProblem } from '../http/errors.js';
 import { UNCOUNTED, type Count } from '../metrics/metrics.js';
+import type { Readers } from '../reader-threads/protocol.js';
 import type { Tenants } from '../tenants/tenants.js';
-import { CsvExportStream, rowChunks, type CsvChunks } from './csv-export-stream.js';
+import { CsvExportStream } from './csv-export-stream.js';
 import { findDimensionTable, type DimensionTable } from './dimension-table.js';
-import { openExportConnection, rowCeiling } from './export-connection.js';
+import { openExportConnection } from './export-connection.js';
 import { readExportOptions, type ExportOptions } from './export-options.js';
-import { exportSelect, matchProbe } from './export-sql.js';
-import { parallelChunks, planParallelExport } from './parallel-export.js';
+import { ExportNotStarted, exportOnReaders } from './reader-export.js';
 
 /** The most rows one export writes (API description, Limits). */
 export const MAX_EXPORT_ROWS = 1_000_000;
-/** Rows the truncation probe steps through per event-loop turn. */
-const PROBE_ROWS_PER_TURN = 50_000;
+/** Seconds a client is asked to wait when the tenant file was swapped (or removed) just as its export started. */
+const SWAPPED_RETRY_AFTER_S = 1;
 
 /** A started export: the CSV stream and whether rows beyond the cap were left out. */
 export interface DimensionExport {
@@ -33,84 +33,78 @@ export interface ExportRequest {
   maxRows?: number;
   /** Moved by the data rows written once the stream ends or is destroyed (metrics); uncounted unless given. */
   exportedRows?: Count;
+  /** Where the file is read: reader threads, or the main thread in bounded steps (READER_THREADS). */
+  readers: Readers;
 }
 
 /**
- * Starts a CSV export of a dimension table, or answers `{missing}` for an unknown entity. Reads on a
- * connection of its own (an open iterator would make the tenant's shared connection refuse pragmas and
- * exec), holds a registry lease until the stream ends or is destroyed, and throws 400 for bad options.
+ * Starts a CSV export of a dimension table, or answers `{missing}` for an unknown entity; throws 400 for bad
+ * options. The table and options are checked on the main thread (a few catalogue reads); everything that grows
+ * with the table (the truncation probe, the rows, their encoding) runs on the readers, which read the same file
+ * (by inode: 503 with Retry-After when it was swapped or removed in between) and send the CSV a chunk at a time.
+ * A registry lease is held until the stream ends or is destroyed and the reader has let go of the file.
  */
 export async function startDimensionExport(tenants: Tenants, request: ExportRequest): Promise<DimensionExport | { missing: string }> {
   const lease = tenants.lease(tenants.resolve(request.tenant));
-  let db: Database.Database | null = null;
+  let leased = true;
   try {
     const file = lease.db.name;
-    const inodeBefore = inodeOf(file);
-    db = openExportConnection(file);
-    // the inode the connection opened, when the path named the same file before and after opening it
-    const inode = inodeBefore !== null && inodeOf(file) === inodeBefore ? inodeBefore : null;
-    const table = findDimensionTable(db, request.entity);
-    if (table === null) {
-      return { missing: `"${request.entity}" is not a dimension of tenant "${lease.entry.compositeId}"` };
+    if (inodeOf(file) === null) throw swapped(lease.entry.compositeId);
+    const checked = checkRequest(file, request);
+    if (checked === null) return { missing: `"${request.entity}" is not a dimension of tenant "${lease.entry.compositeId}"` };
+    const { inode, table, options } = checked;
+    if (inode === null) throw swapped(lease.entry.compositeId);
+    let started;
+    try {
+      started = await exportOnReaders(request.readers, { file, inode, table, options, cap: request.maxRows ?? MAX_EXPORT_ROWS });
+    } catch (err) {
+      if (err instanceof ExportNotStarted && err.replaced) throw swapped(lease.entry.compositeId);
+      throw err;
     }
-    const options = readExportOptions(request.query, table, request.declaredQuery);
-    const cap = request.maxRows ?? MAX_EXPORT_ROWS;
-    const truncated = await matchesMoreThan(db, table, options, cap, rowCeiling(db, table));
-    const plan = inode === null ? null : planParallelExport(db, table, options, truncated);
-    let chunks: CsvChunks | null = plan === null ? null : await parallelChunks(db, file, inode as number, table, options, plan);
-    if (chunks === null) {
-      const select = exportSelect(table, options, cap);
-      chunks = rowChunks(db.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>);
-    }
-    const connection = db;
-    db = null; // the stream owns it now
-    const source = chunks;
+    const { chunks, finished } = started;
     const exportedRows = request.exportedRows ?? UNCOUNTED;
+    leased = false; // the stream releases it now
     const csv = new CsvExportStream({
       header: table.columns.map((c) => c.name),
-      chunks: source,
+      chunks,
       release: () => {
-        exportedRows.inc(source.rows);
-        connection.close();
-        lease.release();
+        exportedRows.inc(chunks.rows);
+        void finished.then(() => lease.release());
       },
     });
-    return { entity: table.entity, truncated, csv };
+    return { entity: table.entity, truncated: started.truncated, csv };
   } finally {
-    if (db !== null) {
-      db.close();
-      lease.release();
-    }
+    if (leased) lease.release();
   }
 }
+
+/**
+ * The table and options of the request, read on a connection of its own to `file` (the tenant's shared one may be
+ * busy), with the inode it opened (null when the path named another file after opening it than before); null when
+ * the entity is not a dimension. Throws 400 for bad options.
+ */
+function checkRequest(file: string, request: ExportRequest): { inode: number | null; table: DimensionTable; options: ExportOptions } | null {
+  const inodeBefore = inodeOf(file);
+  const db = openExportConnection(file);
+  try {
+    const inode = inodeBefore !== null && inodeOf(file) === inodeBefore ? inodeBefore : null;
+    const table = findDimensionTable(db, request.entity);
+    if (table === null) return null;
+    return { inode, table, options: readExportOptions(request.query, table, request.declaredQuery) };
+  } finally {
+    db.close();
+  }
+}
+
+const swapped = (tenant: string): HttpProblem =>
+  new HttpProblem('tenant-unavailable', `the file of tenant "${tenant}" was replaced or removed as the export started; retry`, {
+    headers: { 'Retry-After': String(SWAPPED_RETRY_AFTER_S) },
+  });
 
 function inodeOf(file: string): number | null {
   try {
     return fs.statSync(file).ino;
   } catch {
     return null;
-  }
-}
-
-/**
- * Whether more than `cap` rows match. Free when the table cannot hold more (`ceiling`, rowCeiling); otherwise
- * the matching rows are stepped through in slices, yielding between them.
- */
-async function matchesMoreThan(db: Database.Database, table: DimensionTable, options: ExportOptions, cap: number, ceiling: number): Promise<boolean> {
-  if (ceiling <= cap) return false;
-  const probe = matchProbe(table, options, cap + 1);
-  const rows = db.prepare(probe.sql).pluck().iterate(...probe.params);
-  let matched = 0;
-  try {
-    for (;;) {
-      for (let i = 0; i < PROBE_ROWS_PER_TURN; i += 1) {
-        if (rows.next().done === true) return false;
-        matched += 1;
-        if (matched > cap) return true;
-      }
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  } finally {
-    rows.return?.();
   }
 }

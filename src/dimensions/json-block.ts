@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type Database from 'better-sqlite3';
 import { csvField } from './csv.js';
-import { CHUNK_BYTES, encodeRowsInto, type EncodedRows } from './csv-export-stream.js';
+import { CHUNK_BYTES, encodeRowsInto, type EncodedRows } from './csv-chunks.js';
 import { quoteIdentifier, type DimensionTable } from './dimension-table.js';
 import { filterConditions, type SqlStatement } from './export-sql.js';
 

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Locale } from '../search/localized.js';
-import { explainEntityRecords, type ExplainGroup } from './explain.js';
+import type { EntityQuery, ExplainGroup } from './explain.js';
 import { readFinding, type FindingRecord, type MalformedFinding } from './finding.js';
 import type { StoredDefinitions } from '../signals/stored-definitions.js';
 import { findSignalSummary, type SignalSummary } from './signal-summary.js';
@@ -13,7 +13,7 @@ export interface FindingExplanation {
 }
 
 /**
- * The finding, its signal's summary and its entity's source records (as explainEntityRecords finds them);
+ * The finding, its signal's summary and its entity's source records (as `sources` finds them: explainOnReaders);
  * null when unknown, MalformedFinding when the stored row breaks the KLS contract.
  */
 export async function explainFindingRecords(
@@ -22,10 +22,11 @@ export async function explainFindingRecords(
   stored: StoredDefinitions,
   findingId: string,
   locale: Locale,
+  sources: (query: EntityQuery) => Promise<ExplainGroup[]>,
 ): Promise<FindingExplanation | MalformedFinding | null> {
   const finding = readFinding(db, findingId);
   if (finding === null || 'malformed' in finding) return finding;
-  const groups = explainEntityRecords(db, { entityType: finding.entity_type, entityId: finding.entity_id, timeBucket: finding.time_bucket, locale });
+  const groups = await sources({ entityType: finding.entity_type, entityId: finding.entity_id, timeBucket: finding.time_bucket, locale });
   const signal = await findSignalSummary(db, afsDir, stored, finding.probe_id);
   return { finding, signal, groups };
 }

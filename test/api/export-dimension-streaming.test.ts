@@ -1,24 +1,17 @@
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { csvRecord } from '../../src/dimensions/csv.js';
 import { startDimensionExport } from '../../src/dimensions/export.js';
 import { generateDemo } from '../../src/demo/generate.js';
 import { parseCsv } from '../helpers/csv.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const ROWS = 150_000; // about 15 MB of CSV: far more than the socket buffers hold
 const DECLARED = ['q', 'sort', 'order', 'filters'];
-const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(condition: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await tick(20);
-  }
-  return condition();
-}
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   let text = '';
@@ -65,10 +58,11 @@ describe('dimension export: streaming, disconnects and the row cap', function ()
     fs.renameSync(`${file}.tmp`, file);
     const status = await fetch(`${server.url}/api/db-status/kantonsspital`);
     expect(((await status.json()) as { generation: number }).generation).to.equal(generationAtStart.generation + 1);
-    await tick(500);
+    // the paused client's buffer fills up: from then on the server can only wait for it
+    await until(() => response.readableLength >= response.readableHighWaterMark, { what: "the paused client's buffer to be full" });
     expect(generationAtStart.isClosed, 'export finished although the client read nothing (no back-pressure)').to.equal(false);
     request.destroy();
-    expect(await waitFor(() => generationAtStart.isClosed, 5000), 'lease not released after the client disconnected').to.equal(true);
+    await until(() => generationAtStart.isClosed, { what: 'the lease to be released after the client disconnected' });
   });
 
   it('keeps answering small requests while an export streams', async () => {
@@ -86,7 +80,7 @@ describe('dimension export: streaming, disconnects and the row cap', function ()
   });
 
   it('cuts at the row cap and says so; a selection within the cap is complete', async () => {
-    const capped = await startDimensionExport(server.deps.tenants, { tenant: 'kantonsspital', entity: 'materials', query: {}, declaredQuery: DECLARED, maxRows: 1000 });
+    const capped = await startDimensionExport(server.deps.tenants, { tenant: 'kantonsspital', entity: 'materials', query: {}, declaredQuery: DECLARED, maxRows: 1000, readers: server.deps.readers });
     if ('missing' in capped) throw new Error(capped.missing);
     expect(capped.truncated).to.equal(true);
     expect(parseCsv(await readAll(capped.csv))).to.have.length(1001);
@@ -96,9 +90,24 @@ describe('dimension export: streaming, disconnects and the row cap', function ()
       query: { 'f.category': 'Implant', 'f.unit_price': '2450' },
       declaredQuery: DECLARED,
       maxRows: 1000,
+      readers: server.deps.readers,
     });
     if ('missing' in implants) throw new Error(implants.missing);
     expect(implants.truncated).to.equal(false);
     expect(parseCsv(await readAll(implants.csv)).length).to.be.within(2, 1001);
+  });
+
+  it('cuts a sorted export at the row cap: the first rows of the whole sorted table, ties in table order', async () => {
+    // a sort that ends in the rowid carries no LIMIT in SQL (the reader stops at the cap); it must answer what one would
+    const query = { sort: 'category', order: 'desc' };
+    const capped = await startDimensionExport(server.deps.tenants, { tenant: 'kantonsspital', entity: 'materials', query, declaredQuery: DECLARED, maxRows: 1000, readers: server.deps.readers });
+    if ('missing' in capped) throw new Error(capped.missing);
+    expect(capped.truncated).to.equal(true);
+    const file = path.join(server.deps.config.klsDir, 'ost', 'kantonsspital', 'kls.sqlite');
+    const db = new Database(file, { readonly: true });
+    const expected = (db.prepare('SELECT * FROM dim_materials ORDER BY category DESC, rowid LIMIT 1000').raw(true).safeIntegers(true).all() as unknown[][]).map(csvRecord);
+    db.close();
+    const header = 'material_id,name_de,name_fr,name_en,category,unit_price,is_implant,note\r\n';
+    expect(await readAll(capped.csv)).to.equal(header + expected.join(''));
   });
 });

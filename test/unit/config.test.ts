@@ -122,4 +122,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ SEARCH_HIT_READER: 'on' }, '/srv', 1).searchHitReader).to.equal(true);
     expect(loadConfig({ SEARCH_HIT_READER: 'off' }, '/srv', 8).searchHitReader).to.equal(false);
   });
+
+  it('reads exports and explains on reader threads by default only where there is more than one core', () => {
+    expect(loadConfig({}, '/srv', 2).readerThreads).to.equal(true);
+    expect(loadConfig({}, '/srv', 1).readerThreads).to.equal(false);
+    expect(loadConfig({ READER_THREADS: 'on' }, '/srv', 1).readerThreads).to.equal(true);
+    expect(loadConfig({ READER_THREADS: 'off' }, '/srv', 8).readerThreads).to.equal(false);
+    expect(() => loadConfig({ READER_THREADS: 'yes' })).to.throw(ConfigError, /READER_THREADS/);
+  });
 });

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { csvField, csvRecord } from '../../src/dimensions/csv.js';
-import { CsvExportStream, rowChunks } from '../../src/dimensions/csv-export-stream.js';
+import { CHUNK_BUFFER_BYTES, rowEncoder } from '../../src/dimensions/csv-chunks.js';
+import { CsvExportStream, type CsvChunks } from '../../src/dimensions/csv-export-stream.js';
 import { affinityOf } from '../../src/dimensions/dimension-table.js';
 import { filterValue } from '../../src/dimensions/export-options.js';
 import { parseCsv } from '../helpers/csv.js';
@@ -19,6 +20,28 @@ function countingRows(limit = Number.POSITIVE_INFINITY): { rows: Iterator<unknow
     },
   };
   return { rows, pulled: () => pulled, closed: () => closed };
+}
+
+/** Chunks encoded from `rows` on this thread, as a reader thread encodes them, for the stream on its own. */
+function rowChunks(rows: Iterator<unknown[]>): CsvChunks {
+  const encoder = rowEncoder(rows);
+  const target = Buffer.alloc(CHUNK_BUFFER_BYTES);
+  let done = false;
+  let records = 0;
+  return {
+    next() {
+      if (done) return null;
+      const encoded = encoder.encodeInto(target);
+      done = encoded.done;
+      records += encoded.records;
+      const chunk = Buffer.concat([target.subarray(0, encoded.used), ...(encoded.long === null ? [] : [encoded.long])]);
+      return chunk.length === 0 ? null : chunk;
+    },
+    close: () => encoder.close(),
+    get rows() {
+      return records;
+    },
+  };
 }
 
 describe('dimension CSV', () => {

@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
 import { countRowsUpTo, rowCeiling, rowidRange } from '../../src/dimensions/export-connection.js';
-import { PARALLEL_MIN_ROWS, planParallelExport } from '../../src/dimensions/parallel-export.js';
+import { BLOCK_ROWIDS, MAX_BLOCKS, planBlocks } from '../../src/dimensions/rowid-blocks.js';
 
 // What an export learns about a table before it reads it: a row ceiling for the truncation check and whether it
-// is encoded on two threads, both without counting a large table's rows.
+// is read in rowid blocks, both without counting a large table's rows.
+const ROWS = 20_000;
 describe('export planning', () => {
   let db: Database.Database;
   const table = (entity: string) => findDimensionTable(db, entity)!;
@@ -34,9 +35,9 @@ describe('export planning', () => {
       })();
     };
     const range = (from: number, count: number, step = 1) => Array.from({ length: count }, (_, i) => from + i * step);
-    insert('dense', range(1, PARALLEL_MIN_ROWS + 100));
-    insert('gappy', range(-5000, PARALLEL_MIN_ROWS + 100, 3));
-    insert('wide', [...range(1, PARALLEL_MIN_ROWS + 100), 10_000_000]);
+    insert('dense', range(1, ROWS + 100));
+    insert('gappy', range(-5000, ROWS + 100, 3));
+    insert('wide', [...range(1, ROWS + 100), 10_000_000]);
     insert('few', range(1, 200, 150));
     insert('keyed', range(1, 300));
     insert('shadow', range(1, 300, 2));
@@ -44,13 +45,13 @@ describe('export planning', () => {
   after(() => db.close());
 
   it('bounds the rows from above by the rowid span, and counts where there is no rowid to go by', () => {
-    expect(rowCeiling(db, table('dense'))).to.equal(PARALLEL_MIN_ROWS + 100);
-    expect(rowCeiling(db, table('gappy'))).to.equal(3 * (PARALLEL_MIN_ROWS + 100) - 2);
+    expect(rowCeiling(db, table('dense'))).to.equal(ROWS + 100);
+    expect(rowCeiling(db, table('gappy'))).to.equal(3 * (ROWS + 100) - 2);
     expect(rowCeiling(db, table('few'))).to.equal(199 * 150 + 1);
     expect(rowCeiling(db, table('keyed')), 'WITHOUT ROWID').to.equal(300);
     expect(rowCeiling(db, table('shadow')), 'a column named rowid').to.equal(300);
     expect(rowCeiling(db, table('empty'))).to.equal(0);
-    expect(rowidRange(db, table('gappy'))).to.deep.equal({ lo: -5000n, hi: BigInt(-5000 + 3 * (PARALLEL_MIN_ROWS + 99)) });
+    expect(rowidRange(db, table('gappy'))).to.deep.equal({ lo: -5000n, hi: BigInt(-5000 + 3 * (ROWS + 99)) });
     expect(rowidRange(db, table('empty'))).to.equal(null);
   });
 
@@ -59,15 +60,16 @@ describe('export planning', () => {
     expect(countRowsUpTo(db, table('few'), 500)).to.equal(200);
   });
 
-  it('encodes on two threads only large unsorted rowid tables whose rowids are not spread out', () => {
-    expect(planParallelExport(db, table('dense'), options, false)).to.deep.equal({ lo: 1, blocks: Math.ceil((PARALLEL_MIN_ROWS + 100) / 4096) });
-    expect(planParallelExport(db, table('gappy'), options, false)).to.deep.include({ lo: -5000 });
-    expect(planParallelExport(db, table('dense'), { ...options, sort: table('dense').columns[1]! }, false), 'sorted').to.equal(null);
-    expect(planParallelExport(db, table('dense'), options, true), 'truncated').to.equal(null);
-    expect(planParallelExport(db, table('wide'), options, false), 'a span of 10,000,000 rowids').to.equal(null);
-    expect(planParallelExport(db, table('few'), options, false), 'a wide span but 200 rows').to.equal(null);
-    expect(planParallelExport(db, table('keyed'), options, false), 'WITHOUT ROWID').to.equal(null);
-    expect(planParallelExport(db, table('shadow'), options, false), 'a column named rowid').to.equal(null);
-    expect(planParallelExport(db, table('empty'), options, false)).to.equal(null);
+  it('reads unsorted rowid tables in blocks of rowids, unless their rowids are spread too far', () => {
+    expect(planBlocks(db, table('dense'), options, false)).to.deep.equal({ lo: 1, blocks: Math.ceil((ROWS + 100) / BLOCK_ROWIDS) });
+    expect(planBlocks(db, table('gappy'), options, false)).to.deep.equal({ lo: -5000, blocks: Math.ceil((3 * (ROWS + 99) + 1) / BLOCK_ROWIDS) });
+    expect(planBlocks(db, table('few'), options, false), 'a span of 29,851 rowids, 200 rows').to.deep.equal({ lo: 1, blocks: Math.ceil((199 * 150 + 1) / BLOCK_ROWIDS) });
+    expect(planBlocks(db, table('dense'), { ...options, sort: table('dense').columns[1]! }, false), 'sorted').to.equal(null);
+    expect(planBlocks(db, table('dense'), options, true), 'truncated').to.equal(null);
+    expect(10_000_000, 'the wide table spans more than the most blocks').to.be.above(MAX_BLOCKS * BLOCK_ROWIDS);
+    expect(planBlocks(db, table('wide'), options, false), 'a span of 10,000,000 rowids').to.equal(null);
+    expect(planBlocks(db, table('keyed'), options, false), 'WITHOUT ROWID').to.equal(null);
+    expect(planBlocks(db, table('shadow'), options, false), 'a column named rowid').to.equal(null);
+    expect(planBlocks(db, table('empty'), options, false)).to.equal(null);
   });
 });

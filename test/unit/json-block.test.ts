@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
-import { CHUNK_BUFFER_BYTES } from '../../src/dimensions/csv-export-stream.js';
+import { CHUNK_BUFFER_BYTES } from '../../src/dimensions/csv-chunks.js';
 import { csvRecord } from '../../src/dimensions/csv.js';
 import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
 import { filterConditions } from '../../src/dimensions/export-sql.js';

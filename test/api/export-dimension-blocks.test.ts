@@ -3,16 +3,19 @@ import http from 'node:http';
 import Database from 'better-sqlite3';
 import { csvRecord } from '../../src/dimensions/csv.js';
 import fs from 'node:fs';
+import { BLOCK_ROWIDS } from '../../src/dimensions/rowid-blocks.js';
 import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
-import { PARALLEL_MIN_ROWS, parallelChunks, parallelExportsStarted, planParallelExport } from '../../src/dimensions/parallel-export.js';
+import { ExportNotStarted, exportOnReaders } from '../../src/dimensions/reader-export.js';
+import { MainThreadReaders } from '../../src/reader-threads/main-thread.js';
+import { readerThreads } from '../../src/reader-threads/pool.js';
 import { dataDirWith } from '../helpers/kls-builder.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { until } from '../helpers/until.js';
 
-// Large unsorted exports are encoded on the main thread and a worker thread in alternating rowid blocks of
-// 4,096 (src/dimensions/parallel-export.ts), from SQLite's JSON lines where a block holds no BLOB
-// (src/dimensions/json-block.ts); these tests hold them to what one thread writes row by row, byte for byte.
-const ROWS = PARALLEL_MIN_ROWS + 12_000;
+// Unsorted exports of rowid tables are read in blocks of 4,096 rowids (src/dimensions/rowid-blocks.ts), from
+// SQLite's JSON lines where a block holds no BLOB (src/dimensions/json-block.ts), on a reader thread or, with
+// READER_THREADS=off, on the main thread; these tests hold them to what csvRecord writes row by row, byte for byte,
+// and check what the reader does with the job.
+const ROWS = 8 * BLOCK_ROWIDS;
 const TEXTS = ['plain', 'with, comma', 'say "hi"', 'line\nbreak', 'cr\rx', '=SUM(A1)', '-10%', '+41 44', '@Lager', '\ttab', 'Ünïcödé ß', '', null];
 const PRICES = [12.5, -3.25, 1e21, 0.1 + 0.2, 2450, null, -0];
 const BIG = 'x'.repeat(100_000); // longer than a chunk's slack: sent on its own
@@ -34,10 +37,11 @@ function trickyRows(): Record<string, unknown>[] {
   return rows;
 }
 
-describe('dimension export on two threads', function () {
+for (const setting of ['on', 'off'] as const) describe(`dimension export in rowid blocks, READER_THREADS=${setting}`, function () {
   this.timeout(60_000);
   let server: TestServer;
   let data: ReturnType<typeof dataDirWith>;
+  let threadsBefore = 0;
   const url = (query = '') => `${server.url}/lab.tricky/dimensions/tricky/export${query}`;
 
   before(async () => {
@@ -49,14 +53,15 @@ describe('dimension export on two threads', function () {
         },
       },
     });
-    server = await startTestServer({ dataDir: data.dir });
+    threadsBefore = readerThreads().started;
+    server = await startTestServer({ dataDir: data.dir, env: { READER_THREADS: setting } });
   });
   after(async () => {
     await server.close();
     data.remove();
   });
 
-  /** What one thread writes for the whole table: csvRecord over the rows in rowid order. */
+  /** What csvRecord writes for the whole table, row by row in rowid order. */
   function expectedCsv(): string {
     const db = new Database(data.klsFile('lab.tricky'), { readonly: true });
     try {
@@ -67,37 +72,29 @@ describe('dimension export on two threads', function () {
     }
   }
 
-  it('writes what one thread writes, byte for byte, and runs on two threads', async () => {
-    const before = parallelExportsStarted();
+  it('writes what csvRecord writes row by row, byte for byte', async () => {
     const res = await fetch(url());
     expect(res.status).to.equal(200);
     const body = Buffer.from(await res.arrayBuffer());
-    expect(parallelExportsStarted()).to.equal(before + 1);
     expect(body.equals(Buffer.from(expectedCsv(), 'utf8'))).to.equal(true);
   });
 
-  it('filters the same way on two threads as on one (sorting by the rowid column takes the one-thread path)', async () => {
+  it('filters the same way in blocks as row by row (sorting by the rowid column reads row by row)', async () => {
     for (const query of ['?q=comma', '?f.flag=true', '?q=%C3%BC&f.flag=false']) {
-      const before = parallelExportsStarted();
-      const two = await (await fetch(url(query))).text();
-      expect(parallelExportsStarted(), query).to.equal(before + 1);
-      const one = await (await fetch(url(`${query}&sort=id`))).text();
-      expect(parallelExportsStarted(), `${query}&sort=id`).to.equal(before + 1);
-      expect(two.split('\r\n').length, query).to.be.greaterThan(100);
-      expect(two, query).to.equal(one);
+      const blocks = await (await fetch(url(query))).text();
+      const rows = await (await fetch(url(`${query}&sort=id`))).text();
+      expect(blocks.split('\r\n').length, query).to.be.greaterThan(100);
+      expect(blocks, query).to.equal(rows);
     }
   });
 
-  it('runs one such export at a time: another one meanwhile is encoded on the main thread, and both are complete', async () => {
-    const before = parallelExportsStarted();
+  it('streams two exports at once, one of them paused by its client, and both are complete', async () => {
     const request = http.get(url());
     const response = await new Promise<http.IncomingMessage>((resolve) => request.once('response', resolve));
     const parts: Buffer[] = [];
     response.on('data', (chunk: Buffer) => parts.push(chunk));
     response.pause();
-    expect(parallelExportsStarted()).to.equal(before + 1);
     const meanwhile = await (await fetch(url())).text();
-    expect(parallelExportsStarted()).to.equal(before + 1);
     const finished = new Promise((resolve) => response.once('end', resolve));
     response.resume();
     await finished;
@@ -106,39 +103,39 @@ describe('dimension export on two threads', function () {
     expect(Buffer.concat(parts).toString('utf8')).to.equal(expected);
   });
 
-  it('goes on without the worker when the file it opens is not the one the main thread opened (swapped meanwhile)', async () => {
+  it('reads nothing when the file the reader opens is not the one the table was read from (swapped meanwhile)', async () => {
     const file = data.klsFile('lab.tricky');
     const db = new Database(file, { readonly: true });
-    try {
-      const table = findDimensionTable(db, 'tricky')!;
-      const options = { order: 'asc' as const, filters: [] };
-      const plan = planParallelExport(db, table, options, false);
-      expect(plan).to.not.equal(null);
-      const before = parallelExportsStarted();
-      expect(await parallelChunks(db, file, fs.statSync(file).ino + 1, table, options, plan!)).to.equal(null);
-      expect(parallelExportsStarted()).to.equal(before);
-      expect(planParallelExport(db, table, options, false), 'a failed start leaves the slot free').to.not.equal(null);
-    } finally {
-      db.close();
-    }
+    const table = findDimensionTable(db, 'tricky')!;
+    db.close();
+    const started = exportOnReaders(server.deps.readers, { file, inode: fs.statSync(file).ino + 1, table, options: { order: 'asc', filters: [] }, cap: 1_000_000 });
+    const failure = await started.then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(failure).to.be.instanceOf(ExportNotStarted);
+    expect((failure as ExportNotStarted).replaced).to.equal(true);
+    expect(server.deps.readers.jobCount).to.equal(0);
   });
 
-  it('stops its worker when the client disconnects, so the next export runs on two threads again', async () => {
-    const before = parallelExportsStarted();
+  it('cancels its job when the client disconnects: the reader lets go of the file', async () => {
     const request = http.get(url());
     const response = await new Promise<http.IncomingMessage>((resolve) => request.once('response', resolve));
     await new Promise((resolve) => response.once('data', resolve));
+    expect(server.deps.readers.jobCount).to.equal(1);
     request.destroy();
-    // the slot is free again once the server has noticed the disconnect and stopped the worker
-    const db = new Database(data.klsFile('lab.tricky'), { readonly: true });
-    try {
-      const table = findDimensionTable(db, 'tricky')!;
-      await until(() => planParallelExport(db, table, { order: 'asc', filters: [] }, false) !== null, { what: 'the parallel export slot to be free' });
-    } finally {
-      db.close();
-    }
+    await server.deps.readers.settled(); // the job's final reply: the reader let go of the file
+    expect(server.deps.readers.jobCount).to.equal(0);
     const res = await fetch(url());
     expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(expectedCsv(), 'utf8'))).to.equal(true);
-    expect(parallelExportsStarted()).to.equal(before + 2);
+  });
+
+  it(setting === 'on' ? 'reads on the reader threads' : 'reads on the main thread and starts no reader thread', () => {
+    if (setting === 'on') {
+      expect(server.deps.readers).to.equal(readerThreads());
+    } else {
+      expect(server.deps.readers).to.be.instanceOf(MainThreadReaders);
+      expect(readerThreads().started).to.equal(threadsBefore);
+    }
   });
 });
