@@ -103,7 +103,8 @@ export interface paths {
          * Identity of the current user
          * @description Without sign-in: `user.name` and `user.email` from git configuration. With
          *     `tenant` and `GIT_WORKSPACES_DIR` set, the tenant's work tree
-         *     `<GIT_WORKSPACES_DIR>/<slug>` is asked first; otherwise the global git
+         *     (`<GIT_WORKSPACES_DIR>/<pack>.<slug>`, else `<GIT_WORKSPACES_DIR>/<slug>`)
+         *     is asked first; otherwise the global git
          *     configuration (honouring `GIT_CONFIG_GLOBAL`), never the server's working
          *     directory. A value that is not set is `null`. `roles` are all three and
          *     `tenants` is `["*"]`.
@@ -182,7 +183,10 @@ export interface paths {
          *     `Last-Modified` time of the object the file was downloaded from (whole seconds,
          *     so every instance reports the same time for the same object; an object written
          *     again within the same second keeps it), and in local mode the file's
-         *     modification time. Sent with `Cache-Control: no-store`.
+         *     modification time. Each instance counts its own generations: behind a load
+         *     balancer, compare `mtime` (or take any change of `generation` as a reason to
+         *     look again), never generations from different answers. Sent with
+         *     `Cache-Control: no-store`.
          *
          *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
@@ -213,8 +217,10 @@ export interface paths {
          *       lower case, `ß`/`æ`/`œ`/`ø` spelled `ss`/`ae`/`oe`/`o`, white space runs
          *       collapsed), so `fallpauschale` finds `Fallpauschale` and `cout` finds `Coût`.
          *       Per kind, items are ranked: a name equal to `q` first, then names starting
-         *       with `q`, then names containing `q` elsewhere; within a rank, by the folded
-         *       name (English, else German, else French), then by `id`. Each array holds
+         *       with `q`, then names containing `q` elsewhere. The first two ranks are
+         *       ordered by the folded name that matched (in whichever language), the third
+         *       by the item's folded name (English, else German, else French) and `id`,
+         *       the order the first two keep for ties. Each array holds
          *       at most **10** items (the per-kind limit: a jumpbar group shows a handful of
          *       hits and the user refines by typing; 10 instead of 20 halves the response,
          *       about 20 KB instead of 45 KB for a common word). `locale` does not change
@@ -1539,9 +1545,17 @@ export interface paths {
          *     - prom-client's Node.js and process metrics (`process_*`, `nodejs_*`): CPU time,
          *       resident memory, heap spaces, event-loop lag, garbage collection, open file
          *       descriptors, active handles.
+         *     - `tenant_files_open` (gauge): tenant files open now, label `kind`: `kls` (KLS
+         *       connections: leased, idle, or draining after a swap) and `search_index`
+         *       (search indexes in service). Each stays within `TENANT_HANDLES_MAX` while no
+         *       more tenants than that have requests in flight.
+         *     - `tenant_files_closed_total` (counter): idle tenant files closed to stay
+         *       within `TENANT_HANDLES_MAX`, label `kind` as above. A steady rise means the
+         *       bound is smaller than the tenants in use, whose next requests pay the
+         *       reopening.
          *
-         *     Every labelled series of `narrative_calls_total` and `app_db_errors_total` is
-         *     present from the start, at 0. With `METRICS=off` nothing is recorded and this
+         *     Every labelled series of `narrative_calls_total`, `app_db_errors_total` and
+         *     `tenant_files_closed_total` is present from the start, at 0. With `METRICS=off` nothing is recorded and this
          *     path answers 404 like an unknown route.
          */
         get: operations["getMetrics"];

@@ -68,7 +68,7 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** METRICS=on: `GET /metrics` serves Prometheus metrics; off: nothing is recorded and it answers 404. */
   readonly metricsEnabled: boolean;
-  /** Sign-in: none (a local desk: no token, identity from git) or OpenID Connect bearer tokens (docs in README). */
+  /** Sign-in: none (a local desk: no token, identity from git) or OpenID Connect bearer tokens (docs/sign-in.md). */
   readonly auth: AuthConfig;
   /** Limits on costly work per caller; 0 switches a limit off. */
   readonly limits: CostLimitsConfig;

@@ -1,4 +1,4 @@
-// The README's example of a generated client (section "Generating a client"), compiled and run by
+// The example of a generated client in docs/clients.md, compiled and run by
 // test/client/generated-client.test.ts so that it keeps working.
 import { createClient } from '../../build/client/client/index.js';
 import { getHealth, listViews } from '../../build/client/index.js';

@@ -43,9 +43,11 @@ export interface OidcTiming {
   /** How long start may wait for the provider (it may be starting too). */
   readonly startDeadlineMs: number;
   readonly requestTimeoutMs: number;
+  /** The clock (ms since the epoch) a token's exp and nbf, and how long a verified token is remembered, are checked against. */
+  readonly now: () => number;
 }
 
-export const DEFAULT_OIDC_TIMING: OidcTiming = { cooldownMs: 30_000, cacheMaxAgeMs: 600_000, startDeadlineMs: 15_000, requestTimeoutMs: 5_000 };
+export const DEFAULT_OIDC_TIMING: OidcTiming = { cooldownMs: 30_000, cacheMaxAgeMs: 600_000, startDeadlineMs: 15_000, requestTimeoutMs: 5_000, now: () => Date.now() };
 
 /** Verified tokens remembered (most recently used kept), and for how long at most. */
 const REMEMBERED_TOKENS = 1000;
@@ -85,7 +87,7 @@ export async function createOidcVerifier(settings: OidcSettings, log: Logger, ti
   const remembered = new Map<string, { caller: Omit<Caller, 'address'>; untilMs: number }>();
   return {
     async verify(token, address) {
-      const now = Date.now();
+      const now = timing.now();
       const known = remembered.get(token);
       if (known !== undefined) {
         remembered.delete(token);
@@ -100,6 +102,7 @@ export async function createOidcVerifier(settings: OidcSettings, log: Logger, ti
           issuer: settings.issuer,
           audience: settings.audience,
           clockTolerance: settings.clockToleranceS,
+          currentDate: new Date(now),
           algorithms: ASYMMETRIC_ALGORITHMS,
           requiredClaims: ['exp', 'sub'],
         }));

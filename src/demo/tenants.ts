@@ -4,7 +4,7 @@ export type LogoSource = 'db-png' | 'db-svg' | 'file-svg' | 'none';
 /** Which `build_info` rows a demo tenant has. */
 export type BuildInfoRows = 'snapshot-and-remote' | 'snapshot-only' | 'none';
 
-/** One demo tenant (the four are listed in the README, "Demo data"). */
+/** One demo tenant (the four are listed in docs/testing.md, "Demo data"). */
 export interface DemoTenant {
   compositeId: string;
   pack: string;

@@ -26,7 +26,7 @@ export interface DriftReport {
 /** True for the statuses that come from a successful comparison (cached longer). */
 export const isComparedStatus = (status: DriftStatus): boolean => status === 'in_sync' || status === 'behind';
 
-/** Compares the build commit with the remote reference through `codeHost` (README, "Drift and narratives"). */
+/** Compares the build commit with the remote reference through `codeHost` (the description of GET /api/drift in openapi.yaml). */
 export async function checkDrift(buildInfo: BuildInfo, codeHost: CodeHost): Promise<DriftReport> {
   if (buildInfo.kind === 'no_build_info') return { status: 'no_build_info', message: buildInfo.message };
   if (buildInfo.kind === 'no_remote') return { status: 'no_remote', buildCommit: buildInfo.buildCommit, message: buildInfo.message };

@@ -42,7 +42,7 @@ export type SeverityLevel = (typeof SEVERITY_LEVELS)[number];
 
 /**
  * Bounds that keep hostile definitions cheap to check. The `yaml` package parses about 0.1-1 MB/s depending on the
- * shape of the text (docs/decisions/0010-definition-parsing-off-the-main-thread.md), so the size bounds the parse;
+ * shape of the text (docs/decisions/0010-definition-yaml-off-the-main-thread.md), so the size bounds the parse;
  * the other limits bound the tree and what is built from it.
  */
 export const LIMITS = {

@@ -16,7 +16,7 @@ export interface ToolCommand {
   bundled: boolean;
 }
 
-/** Limits of the tool processes (README "Signal builder"). */
+/** Limits of the tool processes (docs/signal-language.md, "How the server runs them"). */
 export const TOOL_LIMITS = {
   /** One request to a warm worker, or one whole run of a configured command (process start included). */
   timeoutMs: 10_000,

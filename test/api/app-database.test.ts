@@ -6,17 +6,19 @@ import { call, expectProblem } from '../helpers/http.js';
 import { scrape } from '../helpers/metrics.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { demoTemplateDir, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const cell = { cell: { type: 'narrative', text: { en: 'kept' } } };
 
-/** Asks `ask` every 100 ms until it answers `status` (at most `ms`); the last answer. */
-async function until(ask: () => ReturnType<typeof call>, status: number, ms = 15_000): ReturnType<typeof call> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const res = await ask();
-    if (res.status === status || Date.now() > deadline) return res;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** Asks `ask` every 100 ms until it answers `status` (fails after 15 s); that answer. */
+function answered(ask: () => ReturnType<typeof call>, status: number): ReturnType<typeof call> {
+  return until(
+    async () => {
+      const res = await ask();
+      return res.status === status && res;
+    },
+    { every: 100, what: `an answer ${status}` },
+  );
 }
 
 describe('the app database busy or away', function () {
@@ -73,7 +75,7 @@ describe('the app database busy or away', function () {
       expect((await call(server.url, '/api/logo/kantonsspital')).status).to.equal(200);
 
       await postgres.start();
-      expect((await until(() => call(server!.url, '/health'), 200)).status).to.equal(200);
+      expect((await answered(() => call(server!.url, '/health'), 200)).status).to.equal(200);
       expect((await call(server.url, '/kantonsspital/api/notebook/cells', { method: 'POST', json: cell })).status).to.equal(201);
     });
 
@@ -88,7 +90,7 @@ describe('the app database busy or away', function () {
       expect((await call(server.url, '/health')).status).to.equal(503);
       expect((await call(server.url, '/api/jumpbar?tenant=kantonsspital&q=fall')).status).to.equal(200);
       await postgres.start();
-      const written = await until(() => call(server!.url, '/kantonsspital/api/notebook/cells', { method: 'POST', json: cell }), 201);
+      const written = await answered(() => call(server!.url, '/kantonsspital/api/notebook/cells', { method: 'POST', json: cell }), 201);
       expect(written.status).to.equal(201);
       const cells = JSON.parse(written.body.notebook.cells) as unknown[];
       expect(cells).to.have.length(2);

@@ -7,6 +7,7 @@ import { OidcProvider } from '../helpers/oidc-provider.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { bearer, startSignInServer, type SignInServer } from '../helpers/sign-in.js';
 import { EXAMPLE_SIGNAL } from '../helpers/signals.js';
+import { until } from '../helpers/until.js';
 
 const KEY = 'sk-ant-limits';
 const finding = {
@@ -48,11 +49,13 @@ async function heldExport(url: string, headers: Record<string, string> = {}): Pr
 
 /** The status of a small export, asked again while it is 429 (a closed download frees its slot once the server notices). */
 async function exportOnceFree(base: string): Promise<number> {
-  for (let i = 0; ; i++) {
-    const res = await call(base, '/kantonsspital/dimensions/cost_centres/export');
-    if (res.status !== 429 || i === 50) return res.status;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return until(
+    async () => {
+      const { status } = await call(base, '/kantonsspital/dimensions/cost_centres/export');
+      return status !== 429 && status;
+    },
+    { deadline: 5000, what: 'an export slot to be free' },
+  );
 }
 
 describe('limits on costly work', function () {

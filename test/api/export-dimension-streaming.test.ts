@@ -8,19 +8,10 @@ import { startDimensionExport } from '../../src/dimensions/export.js';
 import { generateDemo } from '../../src/demo/generate.js';
 import { parseCsv } from '../helpers/csv.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const ROWS = 150_000; // about 15 MB of CSV: far more than the socket buffers hold
 const DECLARED = ['q', 'sort', 'order', 'filters'];
-const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(condition: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await tick(20);
-  }
-  return condition();
-}
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   let text = '';
@@ -67,10 +58,11 @@ describe('dimension export: streaming, disconnects and the row cap', function ()
     fs.renameSync(`${file}.tmp`, file);
     const status = await fetch(`${server.url}/api/db-status/kantonsspital`);
     expect(((await status.json()) as { generation: number }).generation).to.equal(generationAtStart.generation + 1);
-    await tick(500);
+    // the paused client's buffer fills up: from then on the server can only wait for it
+    await until(() => response.readableLength >= response.readableHighWaterMark, { what: "the paused client's buffer to be full" });
     expect(generationAtStart.isClosed, 'export finished although the client read nothing (no back-pressure)').to.equal(false);
     request.destroy();
-    expect(await waitFor(() => generationAtStart.isClosed, 5000), 'lease not released after the client disconnected').to.equal(true);
+    await until(() => generationAtStart.isClosed, { what: 'the lease to be released after the client disconnected' });
   });
 
   it('keeps answering small requests while an export streams', async () => {

@@ -3,6 +3,7 @@ import { addNoteCell, createNote } from '../helpers/collaboration.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { clockPast } from '../helpers/until.js';
 
 describeEachAppDatabase('GET /{tenant}/api/notes', (db) => {
   let server: TestServer;
@@ -13,9 +14,9 @@ describeEachAppDatabase('GET /{tenant}/api/notes', (db) => {
 
   it('lists summaries with cell_count, most recently updated first, for a slug and its composite ID', async () => {
     const first = await createNote(server.url, 'kantonsspital', 'First');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await clockPast(first.updated_at);
     const second = await createNote(server.url, 'kantonsspital', 'Second');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await clockPast(second.updated_at);
     await addNoteCell(server.url, 'kantonsspital', first.note_id, { type: 'narrative', text: { en: 'a' } });
     await addNoteCell(server.url, 'kantonsspital', first.note_id, { type: 'action', text: 'b' });
     await createNote(server.url, 'hopital-cantonal', 'Elsewhere');

@@ -3,6 +3,7 @@ import { createView } from '../helpers/collaboration.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { clockPast } from '../helpers/until.js';
 
 describeEachAppDatabase('GET /api/views', (db) => {
   let server: TestServer;
@@ -13,7 +14,7 @@ describeEachAppDatabase('GET /api/views', (db) => {
 
   it('lists the tenant views newest first, the same for a slug and its composite ID, filtered by entity', async () => {
     const older = await createView(server.url, 'kantonsspital', 'cost_centres', 'Older');
-    await new Promise((resolve) => setTimeout(resolve, 5)); // distinct updated_at
+    await clockPast(older.updated_at);
     const newer = await createView(server.url, 'ost.kantonsspital', 'materials', 'Newer');
     await createView(server.url, 'hopital-cantonal', 'cost_centres', 'Other tenant');
     for (const tenant of ['kantonsspital', 'ost.kantonsspital']) {

@@ -70,10 +70,10 @@ describe('POST|GET /api/refresh in KLS store mode', () => {
 
   it('scope tenant: downloads the changed object, swaps it (generation + 1, new mtime) and leaves the others alone', async () => {
     const before = (await call(server.url, '/api/db-status/ost.kantonsspital')).body;
-    // mtime is the object's Last-Modified, in whole seconds: the new object is written in a later second
-    await waitUntil(() => Math.floor(Date.now() / 1000) > Date.parse(before.mtime) / 1000, 3000, 'the next second');
     const variant = klsVariant('ost', 'kantonsspital', 'Kantonsspital Ost (refreshed)');
     await store.put('ost/kantonsspital/kls.sqlite', variant);
+    // mtime is the object's Last-Modified, in whole seconds: the new object is dated a second later
+    store.setLastModified('ost/kantonsspital/kls.sqlite', new Date(Date.parse(before.mtime) + 1000));
     await store.put('west/rehaklinik/kls.sqlite', klsVariant('west', 'rehaklinik', 'changed but not in scope'));
     store.resetTraffic();
     const res = await call(server.url, '/api/refresh', { method: 'POST', json: { scope: 'tenant', tenant: 'ost.kantonsspital', wait: true } });

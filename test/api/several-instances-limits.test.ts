@@ -6,6 +6,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropi
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const KEY = 'sk-ant-instances';
 const LEASE_MS = 4000;
@@ -49,11 +50,7 @@ async function heldExport(localAddress: string, base: string): Promise<{ status:
 
 /** Polls every 100 ms until `check` is true; fails after `ms`. */
 async function eventually(what: string, ms: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await until(check, { deadline: ms, every: 100, what });
 }
 
 /**

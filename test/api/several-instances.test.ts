@@ -5,6 +5,7 @@ import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { klsVariant, startObjectStore, type TestObjectStore } from '../helpers/s3rver.js';
 import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 type Answer = Awaited<ReturnType<typeof call>>;
 
@@ -43,13 +44,13 @@ describe('several instances on one PostgreSQL and one object store', function ()
     const cache = tempDir('ads-instance-');
     caches.push(cache);
     const server = await spawnServer({ ...store.env({ S3_PREFIX: 'prod' }), DATA_DIR: cache.dir, APP_DB_URL: appDbUrl, GIT_WORKSPACES_DIR: '' });
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const status = await call(server.url, '/api/store-status');
-      if (status.body.initialized === true && status.body.ready === true) break;
-      if (Date.now() > deadline) throw new Error(`instance did not finish its store sync: ${status.text}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await until(
+      async () => {
+        const status = await call(server.url, '/api/store-status');
+        return status.body.initialized === true && status.body.ready === true;
+      },
+      { deadline: 30_000, every: 50, what: 'the instance to finish its store sync' },
+    );
     return server;
   }
 
@@ -170,13 +171,13 @@ describe('several instances on one PostgreSQL and one object store', function ()
     } finally {
       await postgres.start();
     }
-    const deadline = Date.now() + 15_000;
-    let written: Answer;
-    do {
-      written = await appendCell(b!.url, 5002);
-      if (written.status === 201) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    } while (Date.now() < deadline);
+    const written = await until(
+      async () => {
+        const answer = await appendCell(b!.url, 5002);
+        return answer.status === 201 && answer;
+      },
+      { every: 100, what: 'a write once PostgreSQL is back' },
+    );
     expect(written.status).to.equal(201);
     expect((await call(a!.url, '/health')).status).to.equal(200);
     const seqs = cellsOf((await call(a!.url, '/kantonsspital/api/notebook')).body).map((c) => c.seq);

@@ -5,8 +5,7 @@ import { call, expectProblem } from '../helpers/http.js';
 import { OidcProvider } from '../helpers/oidc-provider.js';
 import { bearer, startSignInServer } from '../helpers/sign-in.js';
 import { startTestServer } from '../helpers/server.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { until } from '../helpers/until.js';
 
 /** The server's timing with a one-second cooldown, so that a test can wait it out. */
 const SHORT: OidcTiming = { ...DEFAULT_OIDC_TIMING, cooldownMs: 1000 };
@@ -39,22 +38,38 @@ describe('sign-in keys: discovery, caching and rotation', () => {
     try {
       const old = await provider.token();
       await provider.rotate('ES256');
-      await sleep(1100);
       const fresh = await provider.token();
-      expect((await call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(fresh) })).status).to.equal(200);
+      // refused without a fetch while the cooldown since the start's fetch lasts, then accepted after one refetch
+      const refused = new Set<number>();
+      await until(
+        async () => {
+          const res = await call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(fresh) });
+          if (res.status !== 200) refused.add(res.status);
+          return res.status === 200;
+        },
+        { every: 50, what: 'a token of the rotated key to be accepted' },
+      );
+      for (const status of refused) expect(status, 'answer before the refetch').to.equal(401);
       expect(provider.jwksRequests).to.equal(2);
       // the old key left the provider's set: its tokens no longer verify
       expectProblem(await call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(old) }), 401);
 
-      // 2.5 s of unknown kids, 20 a second: at most one fetch per started second
+      // a flood of unknown kids until the provider has been asked twice more: each fetch a cooldown after the last
       const before = provider.jwksRequests;
-      const started = Date.now();
-      while (Date.now() - started < 2500) {
-        const burst = await Promise.all(Array.from({ length: 4 }, (_, i) => provider.token({}, { kid: `flood-${Date.now()}-${i}` })));
-        await Promise.all(burst.map((token) => call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(token) })));
-        await sleep(200);
-      }
-      expect(provider.jwksRequests - before).to.be.within(1, 3);
+      let flood = 0;
+      await until(
+        async () => {
+          const burst = await Promise.all(Array.from({ length: 4 }, () => provider.token({}, { kid: `flood-${flood++}` })));
+          for (const res of await Promise.all(burst.map((token) => call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(token) })))) expectProblem(res, 401);
+          return provider.jwksRequests - before >= 2;
+        },
+        { what: 'two refetches under the flood' },
+      );
+      expect(provider.jwksRequests - before).to.equal(2);
+      expect(flood, 'unknown kids sent').to.be.above(20);
+      const times = provider.jwksRequestTimes.slice(-3); // the refetch that found the new key, then the flood's two
+      // the server spaces its requests by the cooldown; they arrive a little later each, hence the margin
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!, `fetch ${i} after the one before`).to.be.above(SHORT.cooldownMs * 0.8);
     } finally {
       await server.close();
     }
@@ -65,9 +80,20 @@ describe('sign-in keys: discovery, caching and rotation', () => {
     try {
       const token = await provider.token();
       provider.jwksAvailable = false;
-      await sleep(1100);
-      const strangers = await Promise.all(Array.from({ length: 20 }, (_, i) => provider.token({}, { kid: `down-${i}` })));
-      for (const stranger of strangers) expectProblem(await call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(stranger) }), 401);
+      // unknown kids: refused without asking while the cooldown since the start's fetch lasts, then it is asked once
+      let down = 0;
+      await until(
+        async () => {
+          expectProblem(await call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(await provider.token({}, { kid: `down-${down++}` })) }), 401);
+          return provider.jwksRequests === 2;
+        },
+        { every: 50, what: 'the server to ask the provider again' },
+      );
+      // within the next cooldown, more unknown kids ask nothing, and the keys fetched before still verify
+      const strangers = await Promise.all(Array.from({ length: 20 }, (_, i) => provider.token({}, { kid: `down-more-${i}` })));
+      for (const res of await Promise.all(strangers.map((stranger) => call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(stranger) })))) {
+        expectProblem(res, 401);
+      }
       expect((await call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(token) })).status).to.equal(200);
       expect(provider.jwksRequests).to.equal(2);
       expect(server.lines.some((l) => /signing keys could not be fetched/.test(l.msg))).to.equal(true);
@@ -77,11 +103,16 @@ describe('sign-in keys: discovery, caching and rotation', () => {
   });
 
   it('remembers a verified token, but never past its exp', async () => {
-    const server = await startSignInServer(provider, { OIDC_CLOCK_TOLERANCE_S: '0' });
+    // the server's clock for token times, moved on by the test instead of waiting
+    let ahead = 0;
+    const server = await startSignInServer(provider, { OIDC_CLOCK_TOLERANCE_S: '0' }, { ...DEFAULT_OIDC_TIMING, now: () => Date.now() + ahead });
     try {
       const token = await provider.token({}, { expiresIn: 2 });
       for (let i = 0; i < 3; i++) expect((await call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(token) })).status).to.equal(200);
-      await sleep(2100);
+      const exp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).exp as number;
+      ahead = exp * 1000 - Date.now() - 500; // half a second before exp: still valid, remembered or not
+      expect((await call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(token) })).status).to.equal(200);
+      ahead = exp * 1000 - Date.now() + 100; // just past exp
       const late = await call(server.url, '/api/views?tenant=kantonsspital', { headers: bearer(token) });
       expectProblem(late, 401);
       expect(late.body.detail).to.equal('the token has expired (exp)');

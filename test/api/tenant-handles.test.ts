@@ -4,6 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { generateDemo, type DemoSummary } from '../../src/demo/generate.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 /** The files under `dir` this process holds open, by kind: KLS files and search indexes. */
 function openTenantFiles(dir: string): { kls: number; searchIndexes: number } {
@@ -54,10 +55,7 @@ describe('TENANT_HANDLES_MAX: open tenant files stay bounded, and no request fai
     it('serves a search, a summary and an export of every tenant, twice over, with at most 3 KLS files and 3 search indexes open (and 3 in the hit reader)', async () => {
       // the hit reader's thread is ready before the first search, so that every search's hits are read there
       const reader = server.deps.searchIndexes.hitReader!;
-      for (const started = Date.now(); !reader.available(); ) {
-        expect(Date.now() - started, 'the hit reader starts').to.be.below(30_000);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await until(() => reader.available(), { deadline: 30_000, every: 10, what: 'the hit reader to start' });
       for (let round = 0; round < 2; round++) {
         for (const { compositeId } of demo.tenants) {
           expect(await status(`${server.url}/api/jumpbar?mode=search&tenant=${compositeId}&q=kosten`), `search ${compositeId}`).to.equal(200);
@@ -70,9 +68,7 @@ describe('TENANT_HANDLES_MAX: open tenant files stay bounded, and no request fai
           expect(open.searchIndexes, `search indexes open after ${compositeId}`).to.be.at.most(3 + 3 + 1);
         }
       }
-      const deadline = Date.now() + 10_000;
-      while (openTenantFiles(path.join(data.dir, 'kls')).searchIndexes > 3 + 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(openTenantFiles(path.join(data.dir, 'kls')).searchIndexes, 'search indexes open once the background work settled').to.be.at.most(3 + 3);
+      await until(() => openTenantFiles(path.join(data.dir, 'kls')).searchIndexes <= 3 + 3, { deadline: 10_000, every: 50, what: 'at most 6 search indexes open once the background work settled' });
       // one read per tenant: the second round's searches are answered from the result cache
       expect(reader.reads, 'searches whose hits the reader read').to.equal(demo.tenants.length);
       expect(server.deps.tenants.openHandles).to.be.at.most(3);

@@ -3,6 +3,7 @@ import { UNKNOWN_ID, addNoteCell, createNote, oversizedBody } from '../helpers/c
 import { call, expectProblem } from '../helpers/http.js';
 import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { clockPast } from '../helpers/until.js';
 
 describeEachAppDatabase('PUT /{tenant}/api/notes/{note_id}', (db) => {
   let server: TestServer;
@@ -15,7 +16,7 @@ describeEachAppDatabase('PUT /{tenant}/api/notes/{note_id}', (db) => {
 
   it('replaces title and tags (ok:true) and moves updated_at', async () => {
     const note = await createNote(server.url, 'kantonsspital', 'Draft', ['a']);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await clockPast(note.updated_at);
     const res = await put('ost.kantonsspital', note.note_id, { title: 'Final', tags: ['a', 'done'] });
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal({ ok: true });

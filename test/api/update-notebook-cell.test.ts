@@ -3,6 +3,7 @@ import { UNKNOWN_ID, addNotebookCell, cellsOf, oversizedBody } from '../helpers/
 import { call, expectProblem } from '../helpers/http.js';
 import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { clockPast } from '../helpers/until.js';
 
 describeEachAppDatabase('PUT /{tenant}/api/notebook/cells/{cell_id}', (db) => {
   let server: TestServer;
@@ -14,7 +15,7 @@ describeEachAppDatabase('PUT /{tenant}/api/notebook/cells/{cell_id}', (db) => {
 
   it('merges updates into the cell, keeps id, type and created_at, sets updated_at and the author', async () => {
     const cell = await addNotebookCell(server.url, 'kantonsspital', { type: 'action', text: 'Invoice', assignee: 'Lukas Meier' }, 'Anna Muster');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await clockPast(cell.updated_at);
     const res = await put('ost.kantonsspital', cell.id, { updates: { status: 'done', id: 'x', type: 'narrative', created_at: '2000-01-01T00:00:00.000Z', note: 'paid' }, author: 'Lukas Meier' });
     expect(res.status, res.text).to.equal(200);
     const updated = cellsOf(res.body).find((c) => c.id === cell.id)!;

@@ -3,6 +3,7 @@ import { UNKNOWN_ID, createView, oversizedBody } from '../helpers/collaboration.
 import { call, expectProblem } from '../helpers/http.js';
 import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { clockPast } from '../helpers/until.js';
 
 describeEachAppDatabase('PUT /api/views', (db) => {
   let server: TestServer;
@@ -13,7 +14,7 @@ describeEachAppDatabase('PUT /api/views', (db) => {
 
   it('replaces name and params, sets updated_at, and answers ok:true', async () => {
     const view = await createView(server.url, 'kantonsspital');
-    await new Promise((resolve) => setTimeout(resolve, 5)); // a later updated_at
+    await clockPast(view.updated_at);
     const res = await call(server.url, '/api/views', { method: 'PUT', json: { tenant: 'ost.kantonsspital', view_id: view.view_id, name: 'Renamed', params: { sort: 'name' } } });
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal({ ok: true });

@@ -194,7 +194,7 @@ describe('a client generated from openapi.yaml by @hey-api/openapi-ts (fetch cli
       ]);
     });
 
-    it('runs the README example (base URL, bearer token, two calls)', async () => {
+    it('runs the quick-start example of docs/clients.md (base URL, bearer token, two calls)', async () => {
       const usage = await typedUsage();
       const answer = await usage.savedViewNames(server.url, token);
       expect(answer.health).to.equal('ok');

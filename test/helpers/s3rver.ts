@@ -12,6 +12,8 @@ import { demoTemplateDir } from './server.js';
 interface S3rverInstance {
   configureBuckets(): Promise<void>;
   callback(): (req: http.IncomingMessage, res: http.ServerResponse) => void;
+  /** Its file-system store: an object is a file whose modification time is the object's Last-Modified. */
+  store: { getResourcePath(bucket: string, key: string, resource: string): string };
 }
 type S3rverConstructor = new (options: Record<string, unknown>) => S3rverInstance;
 const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
@@ -34,6 +36,8 @@ export interface TestObjectStore {
   put(key: string, file: string): Promise<void>;
   putBuffer(key: string, data: Buffer): Promise<void>;
   remove(key: string): Promise<void>;
+  /** Sets the object's Last-Modified (S3 keeps whole seconds), as if it had been written at `time`. */
+  setLastModified(key: string, time: Date): void;
   /** Uploads every demo tenant file as `<prefix><pack>/<slug>/kls.sqlite`; returns the composite IDs. */
   uploadDemo(prefix?: string): Promise<string[]>;
   resetTraffic(): void;
@@ -147,6 +151,9 @@ export async function startObjectStore(bucket = 'kls-test'): Promise<TestObjectS
     },
     async remove(key) {
       await client.removeObject(bucket, key);
+    },
+    setLastModified(key, time) {
+      fs.utimesSync(s3rver.store.getResourcePath(bucket, key, 'object'), time, time);
     },
     async uploadDemo(prefix = '') {
       const klsRoot = path.join(demoTemplateDir(), 'kls');

@@ -1,6 +1,7 @@
 import { call } from './http.js';
 import type { TestObjectStore } from './s3rver.js';
 import { startTestServer, tempDir, type TestServer } from './server.js';
+import { until } from './until.js';
 
 /** A store-mode server over `store`; `dataDir` given = that cache, else an empty one removed on close. */
 export async function startStoreModeServer(
@@ -18,15 +19,9 @@ export async function startStoreModeServer(
   };
 }
 
-/** Polls `check` every 20 ms until it returns a value other than undefined/false; fails after `ms`. */
-export async function waitUntil<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** `until` with the deadline and the name as arguments: polls `check` every 20 ms; fails after `ms`. */
+export function waitUntil<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000, what = 'condition'): Promise<T> {
+  return until(check, { deadline: ms, what });
 }
 
 /** Waits until store-status says the first sync has finished and nothing downloads; returns that status. */

@@ -8,6 +8,7 @@ import type { AppDbConfig } from '../../src/config.js';
 import { HttpProblem } from '../../src/http/errors.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 const silent = pino({ level: 'silent' });
@@ -152,16 +153,15 @@ describe('app database on PostgreSQL: start, migrations, outage', function () {
         () => undefined,
       );
       await postgres.start();
-      const deadline = Date.now() + 10_000;
-      while (Date.now() < deadline) {
-        try {
-          await appDb.ping();
-          break;
-        } catch {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      }
-      await appDb.ping();
+      const connecting = appDb;
+      await until(
+        () =>
+          connecting.ping().then(
+            () => true,
+            () => false,
+          ),
+        { deadline: 10_000, every: 100, what: 'the database to answer a ping' },
+      );
       expect(await readUnit(appDb.dataSource, (m) => m.countBy(NotebookRow, {}))).to.equal(0);
     } finally {
       await postgres.start().catch(() => undefined);

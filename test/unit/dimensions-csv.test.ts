@@ -6,6 +6,7 @@ import { CsvExportStream, type CsvChunks } from '../../src/dimensions/csv-export
 import { affinityOf } from '../../src/dimensions/dimension-table.js';
 import { filterValue } from '../../src/dimensions/export-options.js';
 import { parseCsv } from '../helpers/csv.js';
+import { nextTurn, until } from '../helpers/until.js';
 
 /** Endless rows that count how many were pulled and whether the iterator was closed. */
 function countingRows(limit = Number.POSITIVE_INFINITY): { rows: Iterator<unknown[]>; pulled: () => number; closed: () => boolean } {
@@ -20,8 +21,6 @@ function countingRows(limit = Number.POSITIVE_INFINITY): { rows: Iterator<unknow
   };
   return { rows, pulled: () => pulled, closed: () => closed };
 }
-
-const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Chunks encoded from `rows` on this thread, as a reader thread encodes them, for the stream on its own. */
 function rowChunks(rows: Iterator<unknown[]>): CsvChunks {
@@ -111,9 +110,11 @@ describe('dimension CSV', () => {
     const stream = new CsvExportStream({ header: ['id', 'text', 'n'], chunks: rowChunks(source.rows), release: () => undefined });
     const stalled = new Writable({ highWaterMark: 1024, write: () => undefined }); // never acknowledges a chunk
     stream.pipe(stalled);
-    await tick(200);
+    // the consumer's buffer is full, so the pipe paused the stream, and the stream's own buffer is full too
+    await until(() => stream.readableFlowing === false && stream.readableLength >= stream.readableHighWaterMark, { what: 'the stream to be paused and full' });
     const pulled = source.pulled();
-    await tick(200);
+    // the stream makes a chunk per event-loop turn while it is asked for one: it is asked for none
+    for (let turn = 0; turn < 20; turn++) await nextTurn();
     expect(source.pulled()).to.equal(pulled);
     expect(pulled).to.be.lessThan(20000); // a few 256 KiB chunks of ~90-byte rows, not an endless read
     stream.destroy();

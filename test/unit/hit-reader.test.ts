@@ -11,9 +11,9 @@ import { SearchIndex } from '../../src/search/search-index.js';
 import { SEARCH_KINDS } from '../../src/search/search-kinds.js';
 import { KLS_COLUMNS, buildKls, searchRow } from '../helpers/kls-builder.js';
 import { tempDir } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const QUERIES = ['kosten', 'station', 'fall', 'ber', 'cht 1', 'zzz'];
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Descriptors of this process (any thread) open on `file` (Linux). */
 function descriptorsOn(file: string): number {
@@ -30,10 +30,7 @@ function descriptorsOn(file: string): number {
 
 /** Starts the reader's thread and waits until reads go to it. */
 async function readyReader(reader: HitReader): Promise<void> {
-  for (let waited = 0; !reader.available(); waited += 10) {
-    if (waited > 20_000) throw new Error('the hit reader did not start');
-    await sleep(10);
-  }
+  await until(() => reader.available(), { deadline: 20_000, every: 10, what: 'the hit reader to start' });
 }
 
 describe('search hit reader thread', () => {
@@ -84,8 +81,7 @@ describe('search hit reader thread', () => {
       const bodies = (await Promise.all(answers)).map((answer) => answer.bytes.toString());
       expect(bodies).to.deep.equal(QUERIES.map((q) => expected.get(q)));
       expect(reader.reads).to.equal(6); // 'zzz' finds nothing and reads nothing
-      for (let waited = 0; descriptorsOn(file) > 0 && waited < 2000; waited += 10) await sleep(10);
-      expect(descriptorsOn(file)).to.equal(0);
+      await until(() => descriptorsOn(file) === 0, { deadline: 2000, every: 10, what: `the reader to close ${file}` });
       let error: unknown;
       await index.search('kosten').catch((err: unknown) => (error = err));
       expect(String(error)).to.match(/closed/);
@@ -118,8 +114,10 @@ describe('search hit reader thread', () => {
       await readyReader(reader);
       expect((await index.search('kosten')).bytes.toString()).to.equal(expected.get('kosten'));
       expect(reader.reads).to.equal(1);
-      await sleep(600);
-      expect(reader.running).to.equal(false);
+      expect(reader.running).to.equal(true);
+      const answered = performance.now();
+      await until(() => !reader.running, { deadline: 10_000, every: 10, what: 'the idle thread to end' });
+      expect(performance.now() - answered, 'ms until the thread ended').to.be.at.least(reader.idleMs - 10);
       // the next search is read on the main thread and starts the thread; later ones go to it again
       expect((await index.search('station')).bytes.toString()).to.equal(expected.get('station'));
       expect(reader.reads).to.equal(1);

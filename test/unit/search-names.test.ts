@@ -12,6 +12,7 @@ import { SearchIndexes, sidecarPath } from '../../src/search/search-indexes.js';
 import { SEARCH_KINDS } from '../../src/search/search-kinds.js';
 import { KLS_COLUMNS, buildKls, searchRow } from '../helpers/kls-builder.js';
 import { tempDir } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const checkHit = searchHitCheck(loadContractDocument(process.cwd()));
 
@@ -74,7 +75,7 @@ describe('search names in memory', () => {
     const memory = SearchIndex.open(sidecar, 1, reader);
     try {
       expect(await memory.loadNames()).to.be.greaterThan(0);
-      while (!reader.available()) await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(() => reader.available(), { deadline: 20_000, every: 10, what: 'the hit reader to start' });
       const all = queries();
       let nonEmpty = 0;
       const different: string[] = [];

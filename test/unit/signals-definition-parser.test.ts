@@ -9,15 +9,7 @@ import { StoredDefinitions } from '../../src/signals/stored-definitions.js';
 import { nestedLists } from '../helpers/hostile-yaml.js';
 import { tempDir } from '../helpers/server.js';
 import { EXAMPLE_SIGNAL, signalYaml } from '../helpers/signals.js';
-
-/** Polls `condition` every 10 ms until it holds; fails after `ms`. */
-async function eventually(condition: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { until } from '../helpers/until.js';
 
 describe('definition parser thread', function () {
   this.timeout(60_000);
@@ -67,7 +59,7 @@ describe('definition parser thread', function () {
   it('ends the thread after the idle time and starts it again for the next text', async () => {
     const { parser } = parserWith({ idleMs: 50 });
     await parser.parse(EXAMPLE_SIGNAL);
-    await eventually(() => !parser.running);
+    await until(() => !parser.running, { deadline: 10_000, every: 10, what: 'the idle thread to end' });
     expect((await parser.parse(EXAMPLE_SIGNAL)).ok).to.equal(true);
     expect(parser.starts).to.equal(2);
   });

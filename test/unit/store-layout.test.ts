@@ -6,6 +6,7 @@ import { isInScope, listedTenants, scopePrefix } from '../../src/store/layout.js
 import { Limiter } from '../../src/store/limiter.js';
 import { demoKlsFile } from '../helpers/s3rver.js';
 import { tempDir } from '../helpers/server.js';
+import { nextTurn } from '../helpers/until.js';
 
 const object = (key: string, size = 10) => ({ key, size, etag: `etag-${key}` });
 
@@ -80,18 +81,28 @@ describe('Limiter', () => {
     const limiter = new Limiter(3);
     let running = 0;
     let peak = 0;
-    const results = await Promise.all(
+    // each task runs until the test lets it finish
+    const finish: Array<() => void> = [];
+    const all = Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         limiter.run(async () => {
           running += 1;
           peak = Math.max(peak, running);
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          await new Promise<void>((resolve) => finish.push(resolve));
           running -= 1;
           return i;
         }),
       ),
     );
+    const runningAfterEachFinish: number[] = [];
+    for (let finished = 0; finished < 12; finished++) {
+      await nextTurn();
+      runningAfterEachFinish.push(running);
+      finish.shift()!();
+    }
+    // three at once while others wait for a slot; at the end the last two, then the last one
+    expect(runningAfterEachFinish).to.deep.equal([3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 1]);
     expect(peak).to.equal(3);
-    expect(results).to.deep.equal([...Array(12).keys()]);
+    expect(await all).to.deep.equal([...Array(12).keys()]);
   });
 });
