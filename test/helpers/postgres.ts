@@ -109,7 +109,8 @@ export async function startPostgres(options: { durable?: boolean; unref?: boolea
   fs.rmSync(passwordFile);
   const port = await freePort();
   // tests need no durability (fsync off); a bench that compares with SQLite's synchronous=FULL does (`durable`)
-  const flags = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${options.durable === true ? 'on' : 'off'}`, '-c', 'max_connections=200'];
+  // TCP only: no socket and lock file in /tmp, where one a killed server left behind on the same port stops the start
+  const flags = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `fsync=${options.durable === true ? 'on' : 'off'}`, '-c', 'max_connections=200'];
   let server: ChildProcess | null = null;
 
   const launch = (): Promise<void> =>

@@ -28,12 +28,19 @@ function read(handle: KlsHandle): string {
 
 describe('tenant connections bounded by TENANT_HANDLES_MAX', () => {
   const data = tempDir('ads-handle-pool-');
+  /** The handles a test opened: their connections are closed after it. */
+  const opened: KlsHandle[] = [];
+  afterEach(() => {
+    for (const handle of opened.splice(0)) handle.retire();
+  });
   after(() => data.remove());
 
   const open = (pool: HandlePool, name: string): KlsHandle => {
     const file = path.join(data.dir, name, 'kls.sqlite');
     if (!fs.existsSync(file)) writeFile(file, name);
-    return KlsHandle.open(file, 1, fs.statSync(file), pool);
+    const handle = KlsHandle.open(file, 1, fs.statSync(file), pool);
+    opened.push(handle);
+    return handle;
   };
 
   it('closes idle connections beyond the bound, least recently used first, and reopens them on their next lease', () => {
