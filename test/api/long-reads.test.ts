@@ -8,8 +8,8 @@ import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
 
 // Reads whose cost grows with a tenant's table run on reader threads (src/reader-threads/, READER_THREADS=on, the
 // default where there is more than one core): while a hostile client repeats them over a 1,000,000-row table,
-// other clients' requests keep their latency. With READER_THREADS=off the main thread reads in bounded steps: an
-// explain that scans the table keeps it too (an export sorted on an unindexed column cannot: one SQLite step).
+// other clients' requests keep their latency (READER_THREADS=off, where the main thread reads in bounded steps, is
+// measured side by side by the bench; test/unit/reader-pool.test.ts checks that it steps).
 // The server runs in a process of its own, as in production (this process's heap, grown by the tests before it,
 // would pause it). Measured open loop (each latency from the moment its request was due). The bound is generous,
 // for a two-core machine busy with other test runs: with the reads on the main thread the requests queue behind
@@ -26,7 +26,7 @@ const searchPaths = SEARCHES.map((q) => `/api/jumpbar?mode=search&tenant=kantons
 const explainRare = `/api/explain?tenant=lab.big&entity_id=${RARE_MATERIAL}`;
 const nothingSorted = '/lab.big/dimensions/big/export?q=no-such-text&sort=price';
 
-for (const setting of ['on', 'off'] as const) describe(`long reads of a tenant file while other requests come, READER_THREADS=${setting}`, function () {
+describe('long reads of a tenant file while other requests come', function () {
   this.timeout(120_000);
   let server: ServerProcess;
   let data: ReturnType<typeof dataDirWith>;
@@ -35,14 +35,14 @@ for (const setting of ['on', 'off'] as const) describe(`long reads of a tenant f
     data = dataDirWith();
     buildBigTenant(data.klsFile('lab.big'), 'big', ROWS);
     const kls = path.join(data.dir, 'kls');
-    server = await spawnServer({ DATA_DIR: data.dir, KLS_DIR: kls, GIT_WORKSPACES_DIR: '', READER_THREADS: setting });
+    server = await spawnServer({ DATA_DIR: data.dir, KLS_DIR: kls, GIT_WORKSPACES_DIR: '', READER_THREADS: 'on' });
     // every tenant's search index is built (on the main thread, in steps) before anything is measured
     for (const pack of fs.readdirSync(kls)) {
       for (const slug of fs.readdirSync(path.join(kls, pack))) {
         expect((await fetch(`${server.url}/api/jumpbar?mode=search&tenant=${pack}.${slug}&q=kosten`)).status).to.equal(200);
       }
     }
-    // the hit reader's thread runs; with READER_THREADS=on the reader threads are started
+    // the hit reader's thread runs; the reader thread is started
     for (const search of searchPaths) expect((await fetch(server.url + search)).status).to.equal(200);
     expect(await (await fetch(server.url + nothingSorted)).text()).to.equal(EMPTY_EXPORT);
     expect((await fetch(server.url + explainRare)).status).to.equal(200);
@@ -81,21 +81,19 @@ for (const setting of ['on', 'off'] as const) describe(`long reads of a tenant f
     }
   }
 
-  if (setting === 'on') {
-    it("keeps /health and another tenant's search under 1 s p99 while exports of 1,000,000 rows that match nothing, sorted on an unindexed column, run back to back", async () => {
-      const measured = otherClients();
-      const exports = await repeatWhile(
-        nothingSorted,
-        (res, body) => {
-          expect(res.status).to.equal(200);
-          expect(body).to.equal(EMPTY_EXPORT);
-        },
-        measured,
-      );
-      expectUnhurried(await measured);
-      expect(exports, 'exports run during the measure').to.be.at.least(3);
-    });
-  }
+  it("keeps /health and another tenant's search under 1 s p99 while exports of 1,000,000 rows that match nothing, sorted on an unindexed column, run back to back", async () => {
+    const measured = otherClients();
+    const exports = await repeatWhile(
+      nothingSorted,
+      (res, body) => {
+        expect(res.status).to.equal(200);
+        expect(body).to.equal(EMPTY_EXPORT);
+      },
+      measured,
+    );
+    expectUnhurried(await measured);
+    expect(exports, 'exports run during the measure').to.be.at.least(3);
+  });
 
   it("keeps /health and another tenant's search under 1 s p99 while explains without entity_type scan a 1,000,000-row Gold table back to back", async () => {
     const measured = otherClients();
