@@ -88,6 +88,14 @@ describe('dimension export blocks from JSON lines', () => {
     }
   });
 
+  it("orders a block's JSON lines by rowid inside group_concat, where SQLite promises the order", () => {
+    const table = findDimensionTable(db, 't')!;
+    const { json } = blockSql(table, filterConditions(table, { order: 'asc', filters: [] }));
+    // without its own ORDER BY the order of group_concat is arbitrary, whatever a subquery's order
+    expect(json).to.match(/group_concat\(json_array\([^)]*\), char\(10\) ORDER BY rowid\)/);
+    expect(json).to.not.match(/FROM \(SELECT/);
+  });
+
   it('cuts a block into chunks by whole records, and sends a record too long for the room left on its own', () => {
     const expected = Buffer.from(rows.map(csvRecord).join(''), 'utf8');
     const { csv, chunks } = encodeAll('t', 4096, 2048);
