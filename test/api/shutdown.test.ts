@@ -188,17 +188,22 @@ describe('graceful shutdown (src/main.ts, src/server.ts)', function () {
     try {
       const port = await server.port;
       const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, path: '/api/refresh', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        const headers = { 'content-type': 'application/json', expect: '100-continue' };
+        const req = http.request({ host: '127.0.0.1', port, path: '/api/refresh', method: 'POST', headers, agent: false }, (res) => {
           let body = '';
           res.on('data', (c) => (body += c));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
         });
         req.on('error', reject);
-        req.write('{"scope":');
-        // The request is in flight (body half sent) when SIGTERM arrives; the rest follows once the server has
-        // stopped accepting connections.
-        server.child.kill('SIGTERM');
-        void server.logged('shutting down: no new connections; finishing in-flight requests').then(() => req.end('"all"}'));
+        // the server's 100 Continue: it has accepted the connection and read the headers
+        req.once('continue', () => {
+          req.write('{"scope":');
+          // The request is in flight (body half sent) when SIGTERM arrives; the rest follows once the server has
+          // stopped accepting connections.
+          server.child.kill('SIGTERM');
+          void server.logged('shutting down: no new connections; finishing in-flight requests').then(() => req.end('"all"}'));
+        });
+        req.flushHeaders();
       });
       expect(answer.status).to.equal(200);
       expect(JSON.parse(answer.body).status).to.equal('skipped');
