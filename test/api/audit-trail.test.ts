@@ -3,22 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { DEFAULT_NARRATIVE_MODEL } from '../../src/config.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { DEMO_FINDING, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { call, callWithHost, expectProblem } from '../helpers/http.js';
 import { OidcProvider } from '../helpers/oidc-provider.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer, startSignInServer, type SignInServer } from '../helpers/sign-in.js';
 
 const KEY = 'sk-ant-audit';
-const finding = {
-  probe_id: 'probe_unbilled_cases',
-  entity_type: 'Case',
-  entity_id: 'C-100001',
-  time_bucket: '2026-10',
-  severity: 'high',
-  money_at_risk: 18450.5,
-  evidence: {},
-};
+const finding = DEMO_FINDING;
 
 describe('audit trail (docs/audit.md)', () => {
   describe('with sign-in', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import { generateDemo } from '../../src/demo/generate.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { DEMO_FINDING, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { OidcProvider } from '../helpers/oidc-provider.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -10,15 +10,7 @@ import { EXAMPLE_SIGNAL } from '../helpers/signals.js';
 import { until } from '../helpers/until.js';
 
 const KEY = 'sk-ant-limits';
-const finding = {
-  probe_id: 'probe_unbilled_cases',
-  entity_type: 'Case',
-  entity_id: 'C-100001',
-  time_bucket: '2026-10',
-  severity: 'high',
-  money_at_risk: 18450.5,
-  evidence: {},
-};
+const finding = DEMO_FINDING;
 
 /** A JSON POST from a given loopback address (the limit key without sign-in). */
 function postFrom(localAddress: string, url: string, body: unknown): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {

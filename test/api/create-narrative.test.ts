@@ -1,20 +1,12 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { presentedKey, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { DEMO_FINDING, presentedKey, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const KEY = 'sk-ant-test-secret-4711';
-const finding = {
-  probe_id: 'probe_unbilled_cases',
-  entity_type: 'Case',
-  entity_id: 'C-100001',
-  time_bucket: '2026-10',
-  severity: 'high',
-  money_at_risk: 18450.5,
-  evidence: { case_id: 'C-100001', discharged_on: '2026-10-12', expected_amount: 18450.5 },
-};
+const finding = { ...DEMO_FINDING, evidence: { case_id: 'C-100001', discharged_on: '2026-10-12', expected_amount: 18450.5 } };
 const narrate = (url: string, body: unknown) => call(url, '/api/explain-narrative', { method: 'POST', json: body });
 
 describe('POST /api/explain-narrative', () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { contractOperations } from '../helpers/contract.js';
 import { parseCsv } from '../helpers/csv.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { DEMO_FINDING, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { dataDirWith } from '../helpers/kls-builder.js';
 import { parseExposition, scrape, type Exposition } from '../helpers/metrics.js';
@@ -28,15 +28,7 @@ const OWN_METRICS: Record<string, string> = {
 const OUTCOMES = ['ok', 'api_error', 'timeout', 'unreachable', 'no_text', 'failed'];
 const KEY = 'sk-ant-metrics-test';
 const BULK_ROWS = 25_000;
-const finding = {
-  probe_id: 'probe_unbilled_cases',
-  entity_type: 'Case',
-  entity_id: 'C-100001',
-  time_bucket: '2026-10',
-  severity: 'high',
-  money_at_risk: 18450.5,
-  evidence: { case_id: 'C-100001' },
-};
+const finding = { ...DEMO_FINDING, evidence: { case_id: 'C-100001' } };
 
 /** Requests measured for `operation`, `method` and `status` (0 when the series does not exist yet). */
 const requests = (metrics: Exposition, operation: string, method: string, status: number): number =>

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import path from 'node:path';
 import { generateDemo } from '../../src/demo/generate.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { DEMO_FINDING, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/server.js';
@@ -10,15 +10,7 @@ import { until } from '../helpers/until.js';
 
 const KEY = 'sk-ant-instances';
 const LEASE_MS = 4000;
-const finding = {
-  probe_id: 'probe_unbilled_cases',
-  entity_type: 'Case',
-  entity_id: 'C-100001',
-  time_bucket: '2026-10',
-  severity: 'high',
-  money_at_risk: 18450.5,
-  evidence: {},
-};
+const finding = DEMO_FINDING;
 
 /** A narrative sent from `localAddress` (without sign-in the limits count per client address): its status. */
 function narrateFrom(localAddress: string, base: string): Promise<number> {

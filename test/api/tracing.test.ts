@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { DEMO_FINDING, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { demoRepoBehaviours, startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
 import { call } from '../helpers/http.js';
 import { OidcProvider } from '../helpers/oidc-provider.js';
@@ -16,15 +16,7 @@ import { waitUntil } from '../helpers/store-mode.js';
 
 const KEY = 'sk-ant-trace-test';
 const SUB = 'trace-test-subject-0042';
-const finding = {
-  probe_id: 'probe_unbilled_cases',
-  entity_type: 'Case',
-  entity_id: 'C-100001',
-  time_bucket: '2026-10',
-  severity: 'high',
-  money_at_risk: 18450.5,
-  evidence: { case_id: 'C-100001', discharged_on: '2026-10-12', expected_amount: 18450.5 },
-};
+const finding = { ...DEMO_FINDING, evidence: { case_id: 'C-100001', discharged_on: '2026-10-12', expected_amount: 18450.5 } };
 
 /** A request sent with a traceparent of its own, and what came back. */
 interface TracedRequest {

@@ -1,20 +1,12 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { DEMO_FINDING, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { callWithHost, expectProblem } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const KEY = 'sk-ant-proxy';
-const finding = {
-  probe_id: 'probe_unbilled_cases',
-  entity_type: 'Case',
-  entity_id: 'C-100001',
-  time_bucket: '2026-10',
-  severity: 'high',
-  money_at_risk: 18450.5,
-  evidence: {},
-};
+const finding = DEMO_FINDING;
 
 /** A server without sign-in, one narrative per minute per caller, logging into `lines`. */
 async function startLoggedServer(anthropic: FakeAnthropic, env: Record<string, string>): Promise<TestServer & { audit: () => Record<string, any>[] }> {

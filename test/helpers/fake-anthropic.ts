@@ -6,6 +6,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** A finding of the demo data (kantonsspital's unbilled case C-100001), as `POST /api/explain-narrative` takes it. */
+export const DEMO_FINDING = Object.freeze({
+  probe_id: 'probe_unbilled_cases',
+  entity_type: 'Case',
+  entity_id: 'C-100001',
+  time_bucket: '2026-10',
+  severity: 'high',
+  money_at_risk: 18450.5,
+  evidence: {},
+});
+
 /** How the fake answers one message request. */
 export type FakeAnthropicReply =
   /** 200 with one text block; `model` defaults to the model the request named. */
