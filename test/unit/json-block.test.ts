@@ -4,7 +4,7 @@ import { CHUNK_BUFFER_BYTES } from '../../src/dimensions/csv-chunks.js';
 import { csvRecord } from '../../src/dimensions/csv.js';
 import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
 import { filterConditions } from '../../src/dimensions/export-sql.js';
-import { BlockEncoder, blockSql, prepareBlockStatements } from '../../src/dimensions/json-block.js';
+import { BlockEncoder, blockSql, prepareBlockStatements, rowidsAscend, type BlockStatements } from '../../src/dimensions/json-block.js';
 
 /** A small deterministic generator (mulberry32), so that a failure can be repeated. */
 function random(seed: number): () => number {
@@ -27,10 +27,10 @@ describe('dimension export blocks from JSON lines', () => {
     db = new Database(':memory:');
     db.exec('CREATE TABLE dimensions (entity TEXT PRIMARY KEY, table_name TEXT)');
     db.exec("INSERT INTO dimensions VALUES ('t', 'dim_t'), ('b', 'dim_b')");
-    db.exec('CREATE TABLE dim_t (id INTEGER PRIMARY KEY, name TEXT, price REAL, qty INTEGER, anything)');
+    db.exec('CREATE TABLE dim_t (id INTEGER PRIMARY KEY, name TEXT, price REAL, qty INTEGER, anything, ratio REAL)');
     const next = random(42);
     const doubles = [0, -0, 0.1 + 0.2, 2450, 1e21, 1e20 + 16384, 123456789012345680000, -3.25, 5e-324, 1.7976931348623157e308, Infinity, -Infinity, 1e-7, 123.00000000000001, 9007199254740993, 0.000001];
-    const insert = db.prepare('INSERT INTO dim_t VALUES (?, ?, ?, ?, ?)');
+    const insert = db.prepare('INSERT INTO dim_t VALUES (?, ?, ?, ?, ?, ?)');
     db.transaction(() => {
       for (let id = 1; id <= 6000; id += 1) {
         const bits = new DataView(new ArrayBuffer(8));
@@ -42,7 +42,10 @@ describe('dimension export blocks from JSON lines', () => {
         const qty = id % 4 === 0 ? 9223372036854775807n : id % 4 === 1 ? -9223372036854775808n : BigInt(Math.floor(next() * 1000) - 500);
         // a column without a type holds whatever it is given
         const anything = [null, 'text, too', 7, 2.5, 1e300, '=1+1'][id % 6];
-        insert.run(id * 2, id % 11 === 0 ? null : name, price, qty, anything);
+        // decimals of 1 to 17 significant digits from 10^-8 to 10^16, and as many digits as a double holds
+        const scale = 10 ** (Math.floor(next() * 25) - 8);
+        const ratio = (next() < 0.5 ? -1 : 1) * (id % 2 === 0 ? Number((next() * scale).toPrecision(1 + (id % 17))) : next() * scale);
+        insert.run(id * 2, id % 11 === 0 ? null : name, price, qty, anything, ratio);
       }
     })();
     rows.push(...(db.prepare('SELECT * FROM dim_t ORDER BY rowid').raw(true).safeIntegers(true).all() as unknown[][]));
@@ -88,12 +91,36 @@ describe('dimension export blocks from JSON lines', () => {
     }
   });
 
-  it("orders a block's JSON lines by rowid inside group_concat, where SQLite promises the order", () => {
+  it("reads a block again with group_concat's own ORDER BY when its lines came out of rowid order", () => {
     const table = findDimensionTable(db, 't')!;
-    const { json } = blockSql(table, filterConditions(table, { order: 'asc', filters: [] }));
-    // without its own ORDER BY the order of group_concat is arbitrary, whatever a subquery's order
-    expect(json).to.match(/group_concat\(json_array\([^)]*\), char\(10\) ORDER BY rowid\)/);
-    expect(json).to.not.match(/FROM \(SELECT/);
+    const filter = filterConditions(table, { order: 'asc', filters: [] });
+    const sql = blockSql(table, filter);
+    expect(sql.ordered).to.match(/group_concat\(rowid \|\| json_array\([^)]*\), char\(10\) ORDER BY rowid\)/);
+    // a statement that answers the lines in descending order, as SQLite would be free to
+    const columns = table.columns.map((c) => `"${c.name}"`).join(', ');
+    const reversed = db.prepare(`SELECT CAST(group_concat(line, char(10)) AS BLOB) FROM (SELECT rowid || json_array(${columns}) AS line FROM dim_t WHERE rowid >= ? AND rowid < ? ORDER BY rowid DESC)`).pluck();
+    const statements: BlockStatements = { ...prepareBlockStatements(db, sql, filter.params), json: reversed };
+    const target = Buffer.alloc(CHUNK_BUFFER_BYTES);
+    const parts: string[] = [];
+    for (const [lo, hi] of [[0, 4096], [4096, 12_001]] as const) {
+      expect(rowidsAscend(reversed.get(lo, hi) as Buffer)).to.equal(false);
+      const encoder = new BlockEncoder(statements, lo, hi);
+      for (let out = encoder.encodeInto(target); ; out = encoder.encodeInto(target)) {
+        parts.push(target.toString('utf8', 0, out.used) + (out.long?.toString('utf8') ?? ''));
+        if (out.done) break;
+      }
+    }
+    expect(parts.join('')).to.equal(rows.map(csvRecord).join(''));
+  });
+
+  it('tells ascending rowids from any others, negative ones included', () => {
+    const lines = (ids: number[]): Buffer => Buffer.from(ids.map((id) => `${id}[1,"a"]`).join('\n'));
+    expect(rowidsAscend(lines([-12, -3, 0, 7, 10, 4096]))).to.equal(true);
+    expect(rowidsAscend(lines([5]))).to.equal(true);
+    expect(rowidsAscend(lines([1, 3, 2]))).to.equal(false);
+    expect(rowidsAscend(lines([3, 3]))).to.equal(false);
+    expect(rowidsAscend(lines([-3, -12]))).to.equal(false);
+    expect(rowidsAscend(lines([9, 10, 100, 99]))).to.equal(false);
   });
 
   it('cuts a block into chunks by whole records, and sends a record too long for the room left on its own', () => {
