@@ -51,11 +51,6 @@ export interface Config {
    */
   readonly searchMemoryBytes: number;
   /**
-   * SEARCH_HIT_READER: search hits are read in a worker thread while searches come (docs/decisions/0008); off by
-   * default where the machine has one core, whose time the thread would only take from the main thread.
-   */
-  readonly searchHitReader: boolean;
-  /**
    * READER_THREADS: exports and explain's counts read the tenant file on reader threads (docs/decisions/0009); off,
    * on the main thread in bounded steps. Off by default where the machine has one core, like every worker thread.
    */
@@ -264,7 +259,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
     signalCompilerCmd: argumentVector('SIGNAL_COMPILER_CMD'),
     signalToolTimeoutMs: integer('SIGNAL_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
     searchMemoryBytes: integer('SEARCH_MEMORY_MB', 128, 0, 1_048_576) * 1024 * 1024,
-    searchHitReader: oneOf('SEARCH_HIT_READER', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
     readerThreads: oneOf('READER_THREADS', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
     tenantHandlesMax: integer('TENANT_HANDLES_MAX', 64, 1, 65_536),
     responseValidation: oneOf('RESPONSE_VALIDATION', ['on', 'off'] as const, 'on') === 'on',

@@ -26,7 +26,6 @@ import type { LanguageModel } from './narrative/language-model.js';
 import type { KlsStore } from './store/kls-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
-import { HitReader } from './search/hit-reader.js';
 import { SearchIndexes } from './search/search-indexes.js';
 import { prebuildSearchIndex } from './search/tenant-search.js';
 
@@ -50,15 +49,13 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   const tenants = new TenantRegistry(config.klsDir, config.klsMode, log, config.tenantHandlesMax, {
     inc: (amount) => metrics.tenantFilesClosed.inc({ kind: 'kls' }, amount),
   });
-  const searchLog = log.child({ component: 'search' });
   const searchIndexes = new SearchIndexes(
-    searchLog,
+    log.child({ component: 'search' }),
     searchHitCheck(contract),
     config.searchMemoryBytes,
     new SearchResultCache(RESULT_CACHE_ENTRIES, { hits: metrics.searchCacheHits, misses: metrics.searchCacheMisses }),
     config.tenantHandlesMax,
     { inc: (amount) => metrics.tenantFilesClosed.inc({ kind: 'search_index' }, amount) },
-    config.searchHitReader ? new HitReader(searchLog, config.tenantHandlesMax) : null,
   );
   metrics.watchOpenTenantFiles(() => ({ kls: tenants.openHandles, search_index: searchIndexes.openIndexes }));
   // Every file put in service gets its search index built in the background, before its first search.

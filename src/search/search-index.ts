@@ -4,7 +4,6 @@ import type { components } from '../../generated/openapi.js';
 import { foldText } from './fold.js';
 import { ftsTableOf } from './index-builder.js';
 import { NAME_END, NameIndex } from './name-index.js';
-import type { HitReader } from './hit-reader.js';
 import { PER_KIND_LIMIT, SEARCH_KINDS, type SearchKind } from './search-kinds.js';
 import { SIDECAR_CACHE_KIB, encodeHitRows, prepareHits } from './sidecar-hits.js';
 
@@ -20,9 +19,6 @@ export const TRIGRAM_MIN_LENGTH = 3;
 /** Results with nine empty arrays. */
 export const EMPTY_RESULTS: EncodedResults = new EncodedJson<SearchResults>(encodeHitRows([]));
 
-/** Keys of open sidecars in the hit reader's thread; each open gets a new one. */
-let nextReaderKey = 0;
-
 /** Largest code point: `prefix + MAX_CHARACTER` bounds the folded names that start with `prefix`. */
 const MAX_CHARACTER = '\u{10FFFF}';
 
@@ -35,19 +31,12 @@ export class SearchIndex {
   private readonly chooseInOneRead: (folded: string) => number[][];
   /** The folded names in memory, once loadNames has finished: prefix and substring matches without SQL. */
   private names: NameIndex | null = null;
-  /** This sidecar's key in the hit reader's thread. */
-  private readonly readerKey = nextReaderKey++;
-  /** Hit reads in the reader's thread not yet answered: the connection stays open for them (see close). */
-  private reading = 0;
-  private closing = false;
 
   private constructor(
     private readonly db: Database.Database,
     /** The sidecar file. */
     readonly file: string,
     readonly generation: number,
-    /** Reads the hits in another thread when it runs (null: always on this one). */
-    private readonly reader: HitReader | null,
   ) {
     this.byPrefix = db
       .prepare('SELECT item FROM name_keys WHERE kind_rank = ? AND fold >= ? AND fold < ? ORDER BY fold, item LIMIT ?')
@@ -59,12 +48,12 @@ export class SearchIndex {
     this.chooseInOneRead = db.transaction((folded: string) => this.choose(folded));
   }
 
-  /** Opens a finished sidecar file read-only; `reader`, when given, reads the hits of searches in its thread. */
-  static open(file: string, generation: number, reader: HitReader | null = null): SearchIndex {
+  /** Opens a finished sidecar file read-only. */
+  static open(file: string, generation: number): SearchIndex {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
       db.pragma(`cache_size = -${SIDECAR_CACHE_KIB}`);
-      return new SearchIndex(db, file, generation, reader);
+      return new SearchIndex(db, file, generation);
     } catch (err) {
       db.close();
       throw err;
@@ -85,25 +74,15 @@ export class SearchIndex {
     }
   }
 
-  /** True from close() on (the connection itself may stay open a little longer for reads in flight). */
+  /** True from close() on. */
   get isClosed(): boolean {
-    return this.closing || !this.db.open;
+    return !this.db.open;
   }
 
-  /**
-   * Takes the index out of service. The connection closes once the hit reads in flight are answered: a read the
-   * reader's thread cannot answer (its file already deleted, say) is then read on it.
-   */
+  /** Takes the index out of service and closes its connection. */
   close(): void {
     this.names = null;
-    this.closing = true;
-    if (this.reading === 0) this.closeConnection();
-  }
-
-  private closeConnection(): void {
-    if (!this.db.open) return;
-    this.db.close();
-    this.reader?.release(this.readerKey);
+    if (this.db.open) this.db.close();
   }
 
   /** Bytes held by the in-memory names (0 before loadNames, or after close). */
@@ -136,27 +115,13 @@ export class SearchIndex {
    * index range (or an in-memory lookup) that stops after the rows it needs. A query with U+0000 matches
    * nothing (FTS5 cannot take it; the API answers 400 for it).
    */
-  async search(query: string): Promise<EncodedResults> {
+  search(query: string): EncodedResults {
     const folded = foldText(query);
     if (this.isClosed) throw new Error('the search index is closed');
     if (folded === '' || folded.includes(NAME_END)) return EMPTY_RESULTS;
     const chosen = this.names !== null ? this.choose(folded) : this.chooseInOneRead(folded);
     if (!chosen.some((ids) => ids.length > 0)) return EMPTY_RESULTS;
-    const ids = JSON.stringify(chosen);
-    if (this.reader === null || !this.reader.available()) return this.readHere(ids);
-    this.reading += 1;
-    try {
-      return new EncodedJson<SearchResults>(await this.reader.read(this.readerKey, this.file, ids));
-    } catch {
-      return this.readHere(ids); // the reader could not answer: the same hits from this connection
-    } finally {
-      this.reading -= 1;
-      if (this.reading === 0 && this.closing) this.closeConnection();
-    }
-  }
-
-  private readHere(ids: string): EncodedResults {
-    return new EncodedJson<SearchResults>(encodeHitRows(this.hits.all(ids) as [number, Buffer][]));
+    return new EncodedJson<SearchResults>(encodeHitRows(this.hits.all(JSON.stringify(chosen)) as [number, Buffer][]));
   }
 
   /** The ids of the items to answer, per kind (by rank), in order. */

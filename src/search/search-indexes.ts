@@ -4,7 +4,6 @@ import type Database from 'better-sqlite3';
 import type { Logger } from '../logger.js';
 import type { Count } from '../metrics/metrics.js';
 import { DEFAULT_TENANT_HANDLES_MAX } from '../tenants/handle-pool.js';
-import { HitReader } from './hit-reader.js';
 import { INDEX_FORMAT, buildSearchIndex } from './index-builder.js';
 import { foldText } from './fold.js';
 import { SearchResultCache } from './result-cache.js';
@@ -69,8 +68,6 @@ export class SearchIndexes {
     readonly maxOpen: number = DEFAULT_TENANT_HANDLES_MAX,
     /** Counts the idle indexes closed to stay within `maxOpen`. */
     private readonly closedCount?: Count,
-    /** Reads the hits of searches in a worker thread while searches come (null: on the main thread). */
-    readonly hitReader: HitReader | null = new HitReader(log, maxOpen),
   ) {}
 
   /** Sidecars open now (in service; older generations close as soon as the newer one is open). */
@@ -114,7 +111,7 @@ export class SearchIndexes {
         const key = SearchResultCache.keyOf(source.compositeId, index.generation, folded);
         const cached = this.cache.get(key);
         if (cached !== undefined) return cached;
-        const results = await index.search(folded);
+        const results = index.search(folded);
         this.cache.set(key, results);
         this.trim();
         return results;
@@ -199,10 +196,9 @@ export class SearchIndexes {
     });
   }
 
-  /** Closes every open index and ends the hit reader (shutdown). */
+  /** Closes every open index (shutdown). */
   close(): void {
     this.closed = true;
-    void this.hitReader?.close();
     this.cache.clear();
     this.namesCharged.clear();
     for (const slot of this.slots.values()) void slot.ready.then((index) => this.retire(index), () => undefined);
@@ -248,7 +244,7 @@ export class SearchIndexes {
       info !== null && source.fingerprint !== null && info['format'] === INDEX_FORMAT && info['fingerprint'] === source.fingerprint &&
       info['contract'] === this.checkHit.contract; // hits checked against another contract are checked again
     if (reusable) {
-      return SearchIndex.open(file, source.generation, this.hitReader);
+      return SearchIndex.open(file, source.generation);
     }
     const started = performance.now();
     await buildSearchIndex(source.db, file, { fingerprint: source.fingerprint, checkHit: this.checkHit });
@@ -256,7 +252,7 @@ export class SearchIndexes {
       { tenant: source.compositeId, generation: source.generation, ms: Math.round(performance.now() - started) },
       'search index built',
     );
-    return SearchIndex.open(file, source.generation, this.hitReader);
+    return SearchIndex.open(file, source.generation);
   }
 
   private removeOtherFiles(dir: string, keep: number): void {

@@ -4,8 +4,8 @@ import { RESULT_KEY, SEARCH_KINDS } from './search-kinds.js';
 /**
  * Page cache of an open sidecar connection, in KiB (better-sqlite3's default is 16 MB per connection). A search
  * touches a few dozen pages (B-tree ranges, trigram postings, the hits by id); pages missed here come from the
- * operating system's file cache. Each open sidecar has one such connection on the main thread and, while the hit
- * reader runs, one in its thread: the total stays within 2 × TENANT_HANDLES_MAX × this.
+ * operating system's file cache. Each open sidecar has one such connection: the total stays within
+ * TENANT_HANDLES_MAX × this.
  */
 export const SIDECAR_CACHE_KIB = 1024;
 
@@ -25,7 +25,7 @@ const ENVELOPE = [...SEARCH_KINDS.map((kind, rank) => Buffer.from(`${rank === 0 
 
 /**
  * Writes the SearchResults body from the hits statement's rows into one buffer of its own (not a slice of Node's
- * shared pool, so that its memory can be transferred to another thread).
+ * shared 8 KiB pool, which a result kept in the result cache would keep alive).
  */
 export function encodeHitRows(rows: readonly (readonly [number, Buffer])[]): Buffer {
   const hitsByRank: (Buffer | undefined)[] = [];

@@ -211,16 +211,4 @@ describe('GET /api/jumpbar?mode=search', () => {
     expectProblem(await search('nowhere', 'cost'), 404);
     expectProblem(await search('rehaklinik', 'cost'), 409);
   });
-
-  it('reads the hits on the main thread, with the same answer, when SEARCH_HIT_READER=off', async () => {
-    const threadless = await startTestServer({ dataDir: data.dir, env: { SEARCH_HIT_READER: 'off' } });
-    try {
-      expect(threadless.deps.searchIndexes.hitReader).to.equal(null);
-      const answer = await call(threadless.url, '/api/jumpbar?mode=search&tenant=searchlab&q=kosten');
-      expect(answer.status).to.equal(200);
-      expect(answer.body).to.deep.equal((await search('searchlab', 'kosten')).body);
-    } finally {
-      await threadless.close();
-    }
-  });
 });

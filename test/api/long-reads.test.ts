@@ -42,7 +42,7 @@ describe('long reads of a tenant file while other requests come', function () {
         expect((await fetch(`${server.url}/api/jumpbar?mode=search&tenant=${pack}.${slug}&q=kosten`)).status).to.equal(200);
       }
     }
-    // the hit reader's thread runs; the reader thread is started
+    // the searches the other clients send are answered once (then from the result cache); the reader thread is started
     for (const search of searchPaths) expect((await fetch(server.url + search)).status).to.equal(200);
     expect(await (await fetch(server.url + nothingSorted)).text()).to.equal(EMPTY_EXPORT);
     expect((await fetch(server.url + explainRare)).status).to.equal(200);

@@ -116,13 +116,6 @@ describe('loadConfig', () => {
     }
   });
 
-  it('reads search hits in a thread by default only where there is more than one core', () => {
-    expect(loadConfig({}, '/srv', 2).searchHitReader).to.equal(true);
-    expect(loadConfig({}, '/srv', 1).searchHitReader).to.equal(false);
-    expect(loadConfig({ SEARCH_HIT_READER: 'on' }, '/srv', 1).searchHitReader).to.equal(true);
-    expect(loadConfig({ SEARCH_HIT_READER: 'off' }, '/srv', 8).searchHitReader).to.equal(false);
-  });
-
   it('reads exports and explains on reader threads by default only where there is more than one core', () => {
     expect(loadConfig({}, '/srv', 2).readerThreads).to.equal(true);
     expect(loadConfig({}, '/srv', 1).readerThreads).to.equal(false);

@@ -38,13 +38,13 @@ describe('search index', () => {
       expect(SearchIndex.readInfo(target)).to.include({ format: INDEX_FORMAT, fingerprint: 'f1', items: '3', contract: checkHit.contract });
       const index = SearchIndex.open(target, 1);
       try {
-        const search = async (q: string) => (await index.search(q)).parse();
-        const results = await search('stunde');
+        const search = (q: string) => index.search(q).parse();
+        const results = search('stunde');
         expect(results.probes.map((hit) => hit.id)).to.deep.equal(['probe_a', 'probe_b']);
         expect(results.people.map((hit) => hit.id)).to.deep.equal(['p1']);
-        expect((await search('"quoted"')).probes.map((hit) => hit.id)).to.deep.equal(['probe_a']);
-        expect((await search('ub')).probes.map((hit) => hit.id)).to.deep.equal(['probe_b']);
-        expect((await search('   ')).probes).to.deep.equal([]);
+        expect(search('"quoted"').probes.map((hit) => hit.id)).to.deep.equal(['probe_a']);
+        expect(search('ub').probes.map((hit) => hit.id)).to.deep.equal(['probe_b']);
+        expect(search('   ').probes).to.deep.equal([]);
       } finally {
         index.close();
       }
