@@ -196,6 +196,11 @@ export class SearchIndexes {
     });
   }
 
+  /** Resolves once the builds queued by prepare() so far are over (their leases released). */
+  backgroundSettled(): Promise<void> {
+    return this.prepared;
+  }
+
   /** Closes every open index (shutdown). */
   close(): void {
     this.closed = true;
