@@ -29,6 +29,12 @@ const ZERO = 0x30;
 /** Most bytes a record can take per byte of its JSON line (an escape such as `\u0001` is 6 bytes, its field ≥ 1). */
 const RECORD_BYTES_PER_JSON_BYTE = 6;
 
+/** Bytes of JSON lines read on this thread so far (a reader thread collects the dead blocks by it). */
+let jsonBytesRead = 0;
+
+/** Bytes of JSON lines read by block encoders on this thread since it started. */
+export const blockBytesRead = (): number => jsonBytesRead;
+
 /** The statements of a block: its JSON lines, and its rows for the blocks JSON cannot carry. */
 export interface BlockStatements {
   /**
@@ -144,6 +150,7 @@ export class BlockEncoder {
       this.rows = rows.iterate(this.lo, this.hi, ...params) as Iterator<unknown[]>;
       return null;
     }
+    if (lines !== null) jsonBytesRead += lines.length;
     if (lines !== null && !isUtf8(lines)) {
       // better-sqlite3 decodes invalid UTF-8 into U+FFFD; copying the bytes would not
       this.rows = rows.iterate(this.lo, this.hi, ...params) as Iterator<unknown[]>;
