@@ -8,8 +8,8 @@ import { filterConditions, type SqlStatement } from './export-sql.js';
 // A rowid block of a large export, encoded from JSON that SQLite writes: one statement answers the whole block as
 // one BLOB of lines `<rowid>[…]` (the rowid, then a `json_array(…)`: SQLite escapes the text in C), and the lines
 // are turned into CSV records, copying the text of every field that needs no unescaping. A line without a
-// backslash (most of them) is cut at its quotes and commas; only a line with an escape is read byte by byte. Reading the rows one by one through
-// better-sqlite3 made a JavaScript string of every value (8 per row) and an array per row through V8's slow API
+// backslash (most of them) is cut at its quotes and commas; only a line with an escape is read byte by byte.
+// Reading the rows one by one through better-sqlite3 made a JavaScript string of every value (8 per row) and an array per row through V8's slow API
 // path; this reads one Buffer per block. The records are byte for byte what csvRecord writes for the same rows
 // (test/unit/json-block.test.ts): a field with an escape, and every REAL that does not print as digits and ".0",
 // goes through csvField; a block holding a BLOB (which json_array refuses) or text that is not valid UTF-8 is
@@ -89,6 +89,8 @@ export class BlockEncoder {
   private at = 0;
   /** The first backslash at or after the current line (json.length when none): lines before it hold no escape. */
   private backslash = -1;
+  /** Where the plain lines' search for commas stands: each search starts past the comma found before. */
+  private readonly commas: CommaScan = { next: -1 };
   private rows: Iterator<unknown[]> | null = null;
 
   constructor(
@@ -115,16 +117,16 @@ export class BlockEncoder {
         this.backslash = json.indexOf(BACKSLASH, open);
         if (this.backslash === -1) this.backslash = json.length;
       }
-      const transcode = this.backslash < end ? transcodeLine : transcodePlainLine;
+      const plain = this.backslash >= end;
       const most = (end - open) * RECORD_BYTES_PER_JSON_BYTE + 2;
       if (most > target.length - used) {
         // a record that may not fit the room left gets a buffer of its own, sent right after the chunk
         const own = Buffer.allocUnsafe(most);
-        const length = transcode(json, open, end, own, 0);
+        const length = plain ? transcodePlainLine(json, open, end, own, 0, this.commas) : transcodeLine(json, open, end, own, 0);
         this.at = end + 1;
         return { used, done: this.at >= json.length, long: own.subarray(0, length), records: records + 1 };
       }
-      used = transcode(json, open, end, target, used);
+      used = plain ? transcodePlainLine(json, open, end, target, used, this.commas) : transcodeLine(json, open, end, target, used);
       records += 1;
       this.at = end + 1;
     }
@@ -181,16 +183,21 @@ export function rowidsAscend(lines: Buffer): boolean {
 /** = + - @ lead a formula: such a text gets a leading ' and quotes (TAB and CR, the others, arrive escaped). */
 const formulaLead = (byte: number): boolean => byte === 0x3d || byte === 0x2b || byte === MINUS || byte === 0x40;
 
+/** The first comma at or after where a plain line's text field starts (json.length when none). */
+export interface CommaScan {
+  next: number;
+}
+
 /**
  * transcodeLine for a line without a backslash, so without an escape: a text field ends at the next quote and
  * its bytes are copied as they are (quoted when it holds a comma). json[from] is `[`, json[end - 1] is `]`.
+ * `commas` carries the last comma found from one call to the next over the same `json`, so that the searches for
+ * commas read each byte of it at most once, even where a line holds none (a table of one text column).
  */
-export function transcodePlainLine(json: Buffer, from: number, end: number, out: Buffer, at: number): number {
+export function transcodePlainLine(json: Buffer, from: number, end: number, out: Buffer, at: number, commas: CommaScan): number {
   const last = end - 1;
   let pos = at;
   let i = from + 1;
-  // the first comma at or after the current text field (json.length when none), looked for once per comma passed
-  let comma = -1;
   while (i < last) {
     const c = json[i]!;
     if (c === COMMA) {
@@ -206,11 +213,11 @@ export function transcodePlainLine(json: Buffer, from: number, end: number, out:
         out[pos++] = QUOTE;
         out[pos++] = APOSTROPHE;
       } else {
-        if (comma < start) {
-          comma = json.indexOf(COMMA, start);
-          if (comma === -1) comma = json.length;
+        if (commas.next < start) {
+          commas.next = json.indexOf(COMMA, start);
+          if (commas.next === -1) commas.next = json.length;
         }
-        if (comma < close) out[pos++] = QUOTE;
+        if (commas.next < close) out[pos++] = QUOTE;
         else quoted = false;
       }
       for (let k = start; k < close; k++) out[pos++] = json[k]!;

@@ -49,6 +49,10 @@ describe('dimension export blocks from JSON lines', () => {
       }
     })();
     rows.push(...(db.prepare('SELECT * FROM dim_t ORDER BY rowid').raw(true).safeIntegers(true).all() as unknown[][]));
+    db.exec("INSERT INTO dimensions VALUES ('one', 'dim_one')");
+    db.exec('CREATE TABLE dim_one (label TEXT)');
+    const one = db.prepare('INSERT INTO dim_one VALUES (?)');
+    for (let id = 1; id <= 3000; id += 1) one.run(id % 7 === 0 ? `with, comma ${id}` : id % 13 === 0 ? `=${id}` : `label ${id}`);
     db.exec('CREATE TABLE dim_b (id INTEGER PRIMARY KEY, raw BLOB, note TEXT)');
     db.exec("INSERT INTO dim_b VALUES (1, x'cafe', 'a'), (2, NULL, 'b'), (3, NULL, CAST(x'ff41' AS TEXT)), (10, NULL, 'c')");
   });
@@ -89,6 +93,13 @@ describe('dimension export blocks from JSON lines', () => {
         throw new Error(`differs at ${k}: ${JSON.stringify(a.slice(k - 60, k + 40))} vs ${JSON.stringify(b.slice(k - 60, k + 40))}`);
       }
     }
+  });
+
+  it('writes a table of one text column, whose lines hold no separator', () => {
+    const expected = (db.prepare('SELECT * FROM dim_one ORDER BY rowid').raw(true).all() as unknown[][]).map(csvRecord).join('');
+    expect(expected).to.include('"with, comma 7"').and.include(`"'=13"`);
+    expect(encodeAll('one', 4096).csv.toString('utf8')).to.equal(expected);
+    expect(encodeAll('one', 5).csv.toString('utf8')).to.equal(expected);
   });
 
   it("reads a block again with group_concat's own ORDER BY when its lines came out of rowid order", () => {
