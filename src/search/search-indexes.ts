@@ -89,6 +89,11 @@ export class SearchIndexes {
     return this.namesLoading;
   }
 
+  /** Resolves once the index builds queued by prepare() so far are over, their leases released (tests). */
+  buildsSettled(): Promise<void> {
+    return this.prepared;
+  }
+
   /**
    * Searches the tenant generation of `source`, building its sidecar first when needed; a repeated query of
    * the same generation is answered from the result cache.
@@ -194,11 +199,6 @@ export class SearchIndexes {
         source.release();
       }
     });
-  }
-
-  /** Resolves once the builds queued by prepare() so far are over (their leases released). */
-  backgroundSettled(): Promise<void> {
-    return this.prepared;
   }
 
   /** Closes every open index (shutdown). */

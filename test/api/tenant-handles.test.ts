@@ -106,7 +106,7 @@ describe('TENANT_HANDLES_MAX: open tenant files stay bounded, and no request fai
       generateDemo({ out: data.dir, tenants: 3, rows: ROWS });
       server = await startTestServer({ dataDir: data.dir, env: { TENANT_HANDLES_MAX: '1' } });
       // the search index builds queued at start lease each tenant's connection in turn: over before the export
-      await server.deps.searchIndexes.backgroundSettled();
+      await server.deps.searchIndexes.buildsSettled();
     });
     after(async () => {
       await server.close();
