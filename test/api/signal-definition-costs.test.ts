@@ -33,17 +33,19 @@ function watchHealth(url: string): { stop(): Promise<number[]> } {
 }
 
 /**
- * Asserts that /health stayed under 50 ms while the hostile requests ran: 95% of the polls, and every one under
- * 500 ms. The machine is shared: another process can hold a core for 100-250 ms at any moment (the bench measured a
- * p99 of 183 ms for /health alone at load average 10), so single polls over 50 ms say nothing about this server.
- * A parse on the main thread shows as every poll during it (a 137 KB text blocked it for seconds).
+ * The bound on every answer here. A hostile text parsed on the main thread held every request for 4-10 s (the
+ * 137 KB mapping: 9.6 s); answered by the size limit or by the parser thread it takes milliseconds. The bound sits
+ * far from both, because the machine is shared and another process can hold a core for hundreds of ms: the
+ * goals themselves (each hostile request within 200 ms, /health p99 under 50 ms) are measured open loop by
+ * `npm run bench -- signals` (docs/benchmarks.md).
  */
-function expectHealthFast(latencies: number[]): void {
+const UNHELD_MS = 1000;
+
+/** Asserts that no /health poll waited as long as a parse on the main thread makes every request wait. */
+function expectHealthUnheld(latencies: number[]): void {
   const listed = `GET /health latencies ${latencies.map((ms) => ms.toFixed(1)).join(' ')}`;
   expect(latencies.length, 'GET /health was polled').to.be.greaterThan(10);
-  const sorted = [...latencies].sort((a, b) => a - b);
-  expect(sorted[Math.ceil(sorted.length * 0.95) - 1], `95th percentile; ${listed}`).to.be.below(50);
-  expect(sorted.at(-1), `slowest; ${listed}`).to.be.below(500);
+  expect(Math.max(...latencies), `slowest; ${listed}`).to.be.below(UNHELD_MS);
 }
 
 /** The fastest of `tries` runs of `request`, in ms, and the last answer. */
@@ -88,7 +90,7 @@ describe('hostile signal definitions (cost limits)', function () {
       data.remove();
     });
 
-    it('answers the 35,000-key mapping and a 1 MiB body of its kind within 200 ms each, with /health fast throughout', async () => {
+    it('answers the 35,000-key mapping and a 1 MiB body of its kind by the size limit, holding neither them nor /health', async () => {
       const keys = manyKeys(35_000, 'probe_keys');
       expect(keys.length).to.be.within(136_000, 141_000);
       const big = manyKeysBody(BODY_LIMIT - 64, 'probe_keys').yaml;
@@ -110,12 +112,12 @@ describe('hostile signal definitions (cost limits)', function () {
         expect(res.body.errors, label).to.deep.equal([{ in: 'body', name: 'yaml', message: 'must NOT have more than 16384 characters' }]);
       }
       const latencies = await health.stop();
-      for (const answer of answers) expect(answer.ms, answer.label).to.be.below(200);
-      expectHealthFast(latencies);
+      for (const answer of answers) expect(answer.ms, answer.label).to.be.below(UNHELD_MS);
+      expectHealthUnheld(latencies);
       expect(fs.existsSync(path.join(signals(), 'probe_keys.yaml'))).to.equal(false);
     });
 
-    it('refuses texts within the size limit that break another limit (valid:false, ok:false, 400 naming it), with /health fast throughout', async () => {
+    it('refuses texts within the size limit that break another limit (valid:false, ok:false, 400 naming it), without holding /health', async () => {
       const duplicateLine = EXAMPLE_SIGNAL.split('\n').length;
       const cases = [
         { yaml: manyKeys(3000, 'probe_keys'), limit: 'a mapping has more than 100 keys (line 3)' },
@@ -133,11 +135,11 @@ describe('hostile signal definitions (cost limits)', function () {
         expectProblem(saved, 400);
         expect(saved.body.errors).to.deep.equal([{ in: 'body', name: 'yaml', message: `yaml is refused: ${limit}` }]);
       }
-      expectHealthFast(await health.stop());
+      expectHealthUnheld(await health.stop());
       expect(fs.existsSync(path.join(signals(), 'probe_keys.yaml'))).to.equal(false);
     });
 
-    it('lists costly files fast, each with an error, with /health fast throughout', async () => {
+    it('lists costly files, each with an error, without holding /health or parsing them again', async () => {
       // written into the folder as a careless operator would
       fs.writeFileSync(path.join(signals(), 'probe_costly_keys.yaml'), manyKeys(35_000, 'probe_costly_keys'));
       fs.writeFileSync(path.join(signals(), 'probe_costly_nesting.yaml'), nestedListsWithin(16_384, 'probe_costly_nesting'));
@@ -153,10 +155,11 @@ describe('hostile signal definitions (cost limits)', function () {
         expect(byId.get('probe_costly_nesting')).to.deep.include({ name: null });
         expect(byId.get('probe_costly_nesting')?.error).to.match(/^more than 4000 nodes \(line 3\)$|too costly/);
         expect(byId.get('probe_unbilled_cases')).to.deep.include({ error: null });
-        // the first list parses every file once, each within the parser's time limit; later ones parse nothing
-        expect(ms, `list round ${round}`).to.be.below(round === 0 ? 10_000 : 500);
+        // the first list parses every file once, each within the parser's time limit (2 s); later ones parse nothing
+        // (counted by the test of a server in this process below)
+        expect(ms, `list round ${round}`).to.be.below(round === 0 ? 10_000 : UNHELD_MS);
       }
-      expectHealthFast(await health.stop());
+      expectHealthUnheld(await health.stop());
     });
   });
 
