@@ -38,6 +38,8 @@ export async function runDredd(endpoint: string, hookEnv: Record<string, string>
     process.stdout.write(chunk);
   });
   const code = await new Promise<number>((resolve) => dredd.once('exit', (c) => resolve(c ?? 1)));
+  // a Dredd that stopped mid-line (a failure printing a 1 MiB body, say) must not swallow the closing line
+  if (output !== '' && !output.endsWith('\n')) process.stdout.write('\n');
   const summary = /complete: (\d+) passing, (\d+) failing, (\d+) errors, (\d+) skipped, (\d+) total/.exec(output);
   if (summary === null) return { passed: 0, failed: 1, skipped: 0, clean: false };
   const [, passing, failing, errors, skipped] = summary.map(Number) as [number, number, number, number, number];
