@@ -1,8 +1,16 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import { HttpProblem, invalidRequest } from './errors.js';
 
 /** Largest accepted request body (1 MiB); larger bodies answer 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Bytes of a refused body read and dropped after its 413 (8 MiB). A connection closed while the client still sends
+ * has unread data and ends with a reset, which can cost the client the answer before it reads it; read on, the
+ * client gets its 413 and may keep the connection. Past this, the connection is closed.
+ */
+export const DRAIN_LIMIT_BYTES = 8 * BODY_LIMIT_BYTES;
 
 /**
  * koa-body for JSON only (co-body underneath): UTF-8, at most BODY_LIMIT_BYTES, any JSON value (the contract's
@@ -62,10 +70,27 @@ export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string
 function toProblem(err: Error, ctx: Koa.Context): HttpProblem {
   const { status, type } = err as Error & { status?: number; type?: string };
   if (status === 413 || type === 'entity.too.large') {
-    // The rest of the body is not read: close the connection after answering.
-    ctx.set('Connection', 'close');
+    const declared = ctx.request.length;
+    if (declared !== undefined && declared > DRAIN_LIMIT_BYTES) ctx.set('Connection', 'close');
+    else drainAfterAnswer(ctx.req, ctx.res);
     return new HttpProblem('payload-too-large', `request body exceeds ${BODY_LIMIT_BYTES} bytes`);
   }
   if (err instanceof SyntaxError) return invalidRequest([{ in: 'body', name: '', message: `malformed JSON: ${err.message}` }]);
   return invalidRequest([{ in: 'body', name: '', message: `the body could not be read: ${err.message}` }]);
+}
+
+/**
+ * Once the answer is sent, reads the rest of a refused body and drops it (Node would read it all for a kept
+ * connection); destroys the connection when more than DRAIN_LIMIT_BYTES come.
+ */
+function drainAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+  res.once('finish', () => {
+    if (req.complete) return;
+    let drained = 0;
+    req.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > DRAIN_LIMIT_BYTES) req.socket.destroy();
+    });
+    req.resume();
+  });
 }

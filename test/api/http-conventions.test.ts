@@ -1,6 +1,32 @@
 import { expect } from 'chai';
+import net from 'node:net';
+import { DRAIN_LIMIT_BYTES } from '../../src/http/body.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/** A raw connection to `url`: what the server sent so far, and a promise of the moment it closed. */
+function rawConnection(url: string): { socket: net.Socket; received: () => string; closed: Promise<void> } {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+  // a write into a connection the server destroyed fails: that is the end looked for, not an error of the test
+  socket.on('error', () => {});
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return { socket, received: () => text, closed };
+}
+
+/** Writes `bytes` of body in 64 KiB chunks (chunked encoding when `chunked`), waiting for each to drain; stops early when the connection closes. Answers the bytes written. */
+async function writeBody(socket: net.Socket, bytes: number, chunked: boolean): Promise<number> {
+  const piece = Buffer.alloc(64 * 1024, 'x');
+  let written = 0;
+  while (written < bytes && !socket.destroyed) {
+    const frame = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece;
+    written += piece.length;
+    if (!socket.write(frame)) await new Promise<void>((resolve) => { socket.once('drain', resolve); socket.once('close', resolve); });
+  }
+  return written;
+}
 
 describe('HTTP conventions (docs/errors.md)', () => {
   let server: TestServer;
@@ -62,6 +88,33 @@ describe('HTTP conventions (docs/errors.md)', () => {
       duplex: 'half',
     } as RequestInit);
     expectProblem(chunked, 413);
+  });
+
+  it('reads the rest of a body over 1 MiB after its 413 and keeps the connection: the next request on it is answered', async () => {
+    const { socket, received, closed } = rawConnection(server.url);
+    const host = new URL(server.url).host;
+    const length = 2 * 1024 * 1024;
+    socket.write(`POST /api/refresh HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`);
+    expect(await writeBody(socket, length, false)).to.equal(length);
+    socket.write(`GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    await closed;
+    const answers = received().split(/(?=HTTP\/1\.1 \d{3} )/);
+    expect(answers.map((answer) => answer.slice(0, 12))).to.deep.equal(['HTTP/1.1 413', 'HTTP/1.1 200']);
+    expect(answers[0]).to.match(/\r\nConnection: keep-alive\r\n/i);
+  });
+
+  it('closes the connection of a refused body once more than the drain limit follows, or when its declared length is over it', async () => {
+    const host = new URL(server.url).host;
+    const chunked = rawConnection(server.url);
+    chunked.socket.write(`POST /api/refresh HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const written = await writeBody(chunked.socket, 4 * DRAIN_LIMIT_BYTES, true);
+    await chunked.closed;
+    expect(chunked.received()).to.match(/^HTTP\/1\.1 413 /);
+    expect(written, 'bytes sent before the server closed').to.be.above(DRAIN_LIMIT_BYTES).and.below(4 * DRAIN_LIMIT_BYTES);
+    const declared = rawConnection(server.url);
+    declared.socket.write(`POST /api/refresh HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${DRAIN_LIMIT_BYTES + 1}\r\n\r\n`);
+    await declared.closed;
+    expect(declared.received()).to.match(/^HTTP\/1\.1 413 [\s\S]*\r\nConnection: close\r\n/i);
   });
 
   it('answers 415 for a media type the contract does not declare', async () => {
