@@ -18,13 +18,19 @@ const BREAKING = formatVersion(nextVersion(latest.version, 'breaking'));
 
 /**
  * A copy of what the check reads (openapi.yaml, CHANGELOG.md, contract/releases/) in a temporary folder, its
- * openapi.yaml the latest release's (`asReleased`), so that the cases below hold whatever the next version holds.
+ * openapi.yaml the latest release's and its CHANGELOG.md without an Unreleased section (`asReleased`), so that
+ * the cases below hold whatever the next version holds.
  */
 function copyOfRepository(asReleased = true): { dir: string; remove: () => void } {
   const work = tempDir('ads-compat-');
   for (const file of ['openapi.yaml', 'CHANGELOG.md']) fs.copyFileSync(path.join(root, file), path.join(work.dir, file));
   fs.cpSync(path.join(root, 'contract', 'releases'), path.join(work.dir, 'contract', 'releases'), { recursive: true });
-  if (asReleased) fs.copyFileSync(latest.file, path.join(work.dir, 'openapi.yaml'));
+  if (asReleased) {
+    fs.copyFileSync(latest.file, path.join(work.dir, 'openapi.yaml'));
+    // and CHANGELOG.md without the next version's section, which the cases write themselves
+    const changelog = path.join(work.dir, 'CHANGELOG.md');
+    fs.writeFileSync(changelog, fs.readFileSync(changelog, 'utf8').replace(/^## \d+\.\d+\.\d+ — Unreleased\n[\s\S]*?(?=^## )/m, ''));
+  }
   return work;
 }
 
