@@ -9,8 +9,8 @@ import { filterConditions, type SqlStatement } from './export-sql.js';
 // one BLOB of lines `<rowid>[…]` (the rowid, then a `json_array(…)`: SQLite escapes the text in C), and the lines
 // are turned into CSV records, copying the text of every field that needs no unescaping. A line without a
 // backslash (most of them) is cut at its quotes and commas; only a line with an escape is read byte by byte.
-// Reading the rows one by one through better-sqlite3 made a JavaScript string of every value (8 per row) and an array per row through V8's slow API
-// path; this reads one Buffer per block. The records are byte for byte what csvRecord writes for the same rows
+// Reading the rows one by one through better-sqlite3 made a JavaScript string of every value (8 per row) and an
+// array per row through V8's slow API path; this reads one Buffer per block. The records are byte for byte what csvRecord writes for the same rows
 // (test/unit/json-block.test.ts): a field with an escape, and every REAL that does not print as digits and ".0",
 // goes through csvField; a block holding a BLOB (which json_array refuses) or text that is not valid UTF-8 is
 // read row by row as before.

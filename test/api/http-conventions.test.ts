@@ -23,7 +23,15 @@ async function writeBody(socket: net.Socket, bytes: number, chunked: boolean): P
   while (written < bytes && !socket.destroyed) {
     const frame = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece;
     written += piece.length;
-    if (!socket.write(frame)) await new Promise<void>((resolve) => { socket.once('drain', resolve); socket.once('close', resolve); });
+    if (!socket.write(frame)) {
+      await new Promise<void>((resolve) => {
+        const go = (): void => {
+          socket.off('drain', go).off('close', go);
+          resolve();
+        };
+        socket.once('drain', go).once('close', go);
+      });
+    }
   }
   return written;
 }
