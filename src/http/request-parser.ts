@@ -1,5 +1,5 @@
 import { bath } from 'bath-es5';
-import { parseCookie } from 'cookie';
+import * as cookie from 'cookie';
 import type { OpenAPIRouter, Operation, ParsedRequest, Request } from 'openapi-backend';
 
 // openapi-backend's own helpers, declared in package.json with the library's version ranges, so that path
@@ -58,7 +58,7 @@ export function compiledParseRequest(router: OpenAPIRouter): (req: Request, oper
     for (const name of Object.keys(req.headers)) headers[name.toLowerCase()] = req.headers[name]!;
     // the library joins [header].flat() without undefined entries; most requests carry no cookie
     const cookieHeader = headers['cookie'];
-    const cookies = parseCookie(
+    const cookies = cookie.parse(
       cookieHeader === undefined ? '' : typeof cookieHeader === 'string' ? cookieHeader : cookieHeader.filter((c) => c !== undefined).join('; '),
     );
     const query = copy(req.query) as Query;
