@@ -101,6 +101,11 @@ module.exports = {
   },
   getNote: {
     200: async (transaction, tools) => setPathParam(transaction, tools, 'note_id', await newNote(tools)),
+    // a note that exists, then the generic revalidation with the ETag its 200 carries
+    304: async (transaction, tools) => {
+      setPathParam(transaction, tools, 'note_id', await newNote(tools));
+      await tools.generic();
+    },
     404: keepExampleId,
   },
   addToNote: {
