@@ -4437,8 +4437,9 @@ export interface components {
          * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
          *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
          *     `-gzip` or `-br`) names the same state. While one names the current state the
-         *     answer is 304 without a body, which costs the server no more than reading the
-         *     tag. Absent or malformed, the answer is the whole representation.
+         *     answer is 304 without a body (for the notebook and notes the server then reads
+         *     only the tag, not the cells). Absent or malformed, the answer is the whole
+         *     representation.
          * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
          */
         IfNoneMatch: string;
@@ -5490,8 +5491,9 @@ export interface operations {
                  * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
                  *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
                  *     `-gzip` or `-br`) names the same state. While one names the current state the
-                 *     answer is 304 without a body, which costs the server no more than reading the
-                 *     tag. Absent or malformed, the answer is the whole representation.
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -5721,8 +5723,9 @@ export interface operations {
                  * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
                  *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
                  *     `-gzip` or `-br`) names the same state. While one names the current state the
-                 *     answer is 304 without a body, which costs the server no more than reading the
-                 *     tag. Absent or malformed, the answer is the whole representation.
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -5818,8 +5821,9 @@ export interface operations {
                  * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
                  *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
                  *     `-gzip` or `-br`) names the same state. While one names the current state the
-                 *     answer is 304 without a body, which costs the server no more than reading the
-                 *     tag. Absent or malformed, the answer is the whole representation.
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -6010,8 +6014,9 @@ export interface operations {
                  * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
                  *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
                  *     `-gzip` or `-br`) names the same state. While one names the current state the
-                 *     answer is 304 without a body, which costs the server no more than reading the
-                 *     tag. Absent or malformed, the answer is the whole representation.
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -6312,8 +6317,9 @@ export interface operations {
                  * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
                  *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
                  *     `-gzip` or `-br`) names the same state. While one names the current state the
-                 *     answer is 304 without a body, which costs the server no more than reading the
-                 *     tag. Absent or malformed, the answer is the whole representation.
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -6449,8 +6455,9 @@ export interface operations {
                  * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
                  *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
                  *     `-gzip` or `-br`) names the same state. While one names the current state the
-                 *     answer is 304 without a body, which costs the server no more than reading the
-                 *     tag. Absent or malformed, the answer is the whole representation.
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
