@@ -2724,6 +2724,13 @@ export interface components {
             /** @description ID of the view. */
             view_id: components["schemas"]["Uuid"];
             /**
+             * @description The view's entity tag: send it as `If-Match` of `PUT /api/views` and
+             *     `DELETE /api/views` to change the view only while it is as read. Every
+             *     change of the view changes it.
+             * @example "Qe7Rk1l0PmXw9pTz4bY8cRjN2aS"
+             */
+            etag: string;
+            /**
              * @description Composite ID of the tenant the view belongs to.
              * @example ost.kantonsspital
              */
@@ -4137,6 +4144,31 @@ export interface components {
             content?: never;
         };
         /**
+         * @description `If-Match` does not name the current state of what the request changes (problem
+         *     type `precondition-failed`), or that no longer exists; nothing was written.
+         *     `detail` and `ETag` name the current tag (none when the target is gone): read it
+         *     again, merge, and send the write with the new tag.
+         */
+        PreconditionFailed: {
+            headers: {
+                "X-Build-Label": components["headers"]["XBuildLabel"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "detail": "If-Match does not name the current state of the notebook of ost.kantonsspital, which is \"Vd0Hk3l9QmXw1pTz4bY8cRjN2aS\"; nothing was written",
+                 *       "instance": "/kantonsspital/api/notebook/cells"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description `RefreshAccepted` in store mode (`started`, or `completed` with `wait=true`),
          *     `RefreshSkipped` in local mode.
          */
@@ -4155,10 +4187,14 @@ export interface components {
                 "application/json": components["schemas"]["RefreshResult"];
             };
         };
-        /** @description `ok` is `true` when the change was made, `false` when the target does not exist. */
+        /**
+         * @description `ok` is `true` when the change was made, `false` when the target does not exist.
+         *     `ETag` is the target's tag after a change that leaves it in place.
+         */
         BooleanOk: {
             headers: {
                 "X-Build-Label": components["headers"]["XBuildLabel"];
+                ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
             content: {
@@ -4170,10 +4206,12 @@ export interface components {
                 "application/json": components["schemas"]["OkResult"];
             };
         };
-        /** @description The tenant's notebook (after the change, for writes). */
+        /** @description The tenant's notebook (after the change, for writes) and its tag. */
         NotebookOk: {
             headers: {
                 "X-Build-Label": components["headers"]["XBuildLabel"];
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -4395,6 +4433,27 @@ export interface components {
          * @example swagger-ui.css
          */
         DocsAssetPath: "swagger-ui.css" | "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js" | "favicon-32x32.png";
+        /**
+         * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+         *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+         *     `-gzip` or `-br`) names the same state. While one names the current state the
+         *     answer is 304 without a body (for the notebook and notes the server then reads
+         *     only the tag, not the cells). Absent or malformed, the answer is the whole
+         *     representation.
+         * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+         */
+        IfNoneMatch: string;
+        /**
+         * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+         *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+         *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+         *     and `-br` forms of a tag name the same state) in the same transaction as the
+         *     write: when it does not name the current state, or the target no longer exists,
+         *     the answer is 412 and nothing is written. Without it, the write is made as
+         *     before. Not of that form: 400.
+         * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+         */
+        IfMatch: string;
     };
     requestBodies: never;
     headers: {
@@ -4417,7 +4476,8 @@ export interface components {
          *     artifact and report `public, max-age=3600`; drift `private, max-age=<seconds left>`
          *     (at most 300; at most 30 for failure statuses); db-status, store-status,
          *     dimension export and metrics `no-store`; `/openapi.yaml`, `/openapi.json` and `/docs` `no-cache`; docs
-         *     assets `public, max-age=86400`. With sign-in (`AUTH_MODE=oidc`) every response of
+         *     assets `public, max-age=86400`; the notebook, notes, saved views and signal
+         *     definitions `private, no-cache`. With sign-in (`AUTH_MODE=oidc`) every response of
          *     an operation that needs a token is `private` instead of `public` (also sent when
          *     the operation sets no policy) and carries `Vary: Authorization`: no shared cache
          *     stores it.
@@ -4430,7 +4490,11 @@ export interface components {
          */
         XContentTypeOptions: "nosniff";
         /**
-         * @description Strong entity tag of the representation; send it back in `If-None-Match` to get 304 while it is unchanged.
+         * @description Strong entity tag of the representation; send it back in `If-None-Match` to get
+         *     304 while it is unchanged. On notebooks, notes and saved views (and the answers of
+         *     their writes: the state after the write) it is also what `If-Match` takes. A
+         *     compressed representation's tag is the identity one with `-gzip` or `-br` before
+         *     the closing quote.
          * @example "5d41402abc4b2a76b9719d911017c592"
          */
         ETag: string;
@@ -5422,7 +5486,18 @@ export interface operations {
                  */
                 entity?: components["parameters"]["ViewEntityQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+                 *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+                 *     `-gzip` or `-br`) names the same state. While one names the current state the
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5432,6 +5507,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5440,6 +5517,7 @@ export interface operations {
                      *       "views": [
                      *         {
                      *           "view_id": "6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c",
+                     *           "etag": "\"Qe7Rk1l0PmXw9pTz4bY8cRjN2aS\"",
                      *           "tenant_id": "ost.kantonsspital",
                      *           "entity": "cost_centres",
                      *           "name": "Active cost centres by budget",
@@ -5460,6 +5538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ViewListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -5472,7 +5551,19 @@ export interface operations {
     updateView: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5495,6 +5586,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
@@ -5533,6 +5625,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5540,6 +5633,7 @@ export interface operations {
                      * @example {
                      *       "view": {
                      *         "view_id": "6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c",
+                     *         "etag": "\"Qe7Rk1l0PmXw9pTz4bY8cRjN2aS\"",
                      *         "tenant_id": "ost.kantonsspital",
                      *         "entity": "cost_centres",
                      *         "name": "Active cost centres by budget",
@@ -5585,7 +5679,19 @@ export interface operations {
                  */
                 view_id: components["parameters"]["ViewIdQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5597,6 +5703,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
@@ -5611,7 +5718,18 @@ export interface operations {
                  */
                 tenant: components["parameters"]["TenantQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+                 *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+                 *     `-gzip` or `-br`) names the same state. While one names the current state the
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5621,6 +5739,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5671,6 +5791,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignalListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -5695,7 +5816,18 @@ export interface operations {
                  */
                 probe_id: components["parameters"]["ProbeIdQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+                 *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+                 *     `-gzip` or `-br`) names the same state. While one names the current state the
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5705,6 +5837,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5717,6 +5851,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignalSource"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -5874,7 +6009,18 @@ export interface operations {
     getNotebook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+                 *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+                 *     `-gzip` or `-br`) names the same state. While one names the current state the
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -5889,6 +6035,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["NotebookOk"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -5901,7 +6048,19 @@ export interface operations {
     addNotebookCell: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -5935,6 +6094,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5956,6 +6116,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
@@ -5965,7 +6126,19 @@ export interface operations {
     updateNotebookCell: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6004,6 +6177,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
@@ -6013,7 +6187,19 @@ export interface operations {
     deleteNotebookCell: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6038,6 +6224,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
@@ -6045,7 +6232,19 @@ export interface operations {
     addDiscussionReply: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6081,6 +6280,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6102,6 +6302,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
@@ -6111,7 +6312,18 @@ export interface operations {
     listNotes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+                 *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+                 *     `-gzip` or `-br`) names the same state. While one names the current state the
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6129,6 +6341,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6154,6 +6368,7 @@ export interface operations {
                     "application/json": components["schemas"]["NoteListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -6197,6 +6412,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6234,7 +6450,18 @@ export interface operations {
     getNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+                 *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+                 *     `-gzip` or `-br`) names the same state. While one names the current state the
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6257,6 +6484,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6303,6 +6532,7 @@ export interface operations {
                     "application/json": components["schemas"]["NoteResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -6315,7 +6545,19 @@ export interface operations {
     updateNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6354,6 +6596,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
@@ -6363,7 +6606,19 @@ export interface operations {
     addToNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6401,6 +6656,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6417,6 +6673,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
@@ -6432,7 +6689,19 @@ export interface operations {
                  */
                 cell_id?: components["parameters"]["NoteCellIdQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6457,6 +6726,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             421: components["responses"]["MisdirectedRequest"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };

@@ -148,9 +148,16 @@ export function locate(diff: Diff, before: Json, after: Json): Location {
   const operation = `${String(path[2]).toUpperCase()} ${route}`;
   const rest = path.slice(3);
   const head = rest[0];
+  if (head === 'parameters' && rest.length === 1 && diff.action === 'add' && Array.isArray(diff.after) && diff.after.length === 1) {
+    // the first parameter of an operation that had none arrives as a list of one: judged as that parameter
+    const parameter = parameterOf(deref(after, diff.after[0] as Json).node);
+    if (parameter !== undefined) return { operation, area: 'parameter', rest: [], parameter, subject: parameter.name, member: null, where: `${parameter.in} parameter \`${parameter.name}\`` };
+  }
   if (head === 'parameters' && typeof rest[1] === 'number') {
     const whole = rest.length === 2;
-    const parameter = parameterOf(whole ? (diff.action === 'add' ? diff.after : diff.before) : walk(before, path.slice(0, 5)).node) ??
+    // a whole parameter may be a `$ref`, and its index counts the path item's parameters first (the differ merges
+    // them), so it is resolved from its own value before it is looked up by index
+    const parameter = parameterOf(whole ? (diff.action === 'add' ? deref(after, diff.after).node : deref(before, diff.before).node) : walk(before, path.slice(0, 5)).node) ??
       parameterOf(walk(after, path.slice(0, 5)).node) ?? { name: String(rest[1]), in: 'query', required: false };
     const inner = rest.slice(2);
     const label = `${parameter.in} parameter \`${parameter.name}\``;
