@@ -1838,24 +1838,26 @@ export interface components {
             /** @description Build label of the running server. */
             version: components["schemas"]["BuildLabel"];
             /** @description Database information. */
-            db: {
-                /**
-                 * @description Number of tenant files found.
-                 * @example 4
-                 */
-                tenants: number;
-                /**
-                 * @description State of the app database (views, notebooks, notes); an unreachable one makes health 503.
-                 * @example ok
-                 * @enum {string}
-                 */
-                appDb: "ok";
-            };
+            db: components["schemas"]["HealthLocalDatabase"];
             /**
              * @description Total size of the tenant files in MB.
              * @example 18.6
              */
             sizeMb: number;
+        };
+        /** @description Database information of a server in local mode. */
+        HealthLocalDatabase: {
+            /**
+             * @description Number of tenant files found.
+             * @example 4
+             */
+            tenants: number;
+            /**
+             * @description State of the app database (views, notebooks, notes); an unreachable one makes health 503.
+             * @example ok
+             * @enum {string}
+             */
+            appDb: "ok";
         };
         /**
          * @description Health in store mode.
@@ -3060,10 +3062,14 @@ export interface components {
             author?: string;
         } & {
             [key: string]: unknown;
-        }) | {
+        }) | components["schemas"]["SavedViewChoice"] | components["schemas"]["AdHocViewChoice"];
+        /** @description The half of `ViewCellInput` that names a saved view. */
+        SavedViewChoice: {
             /** @description A saved view. */
             view_id: components["schemas"]["Uuid"];
-        } | {
+        };
+        /** @description The half of `ViewCellInput` that describes an ad-hoc view. */
+        AdHocViewChoice: {
             /** @description Entity key of the dimension (ad-hoc view). */
             entity: components["schemas"]["DimensionEntity"];
             /** @description View parameters (ad-hoc view). */
