@@ -364,7 +364,8 @@ export interface paths {
          *     `bytes=<first>-` or `bytes=-<suffix length>`) answers 206 with that part and a
          *     `Content-Range` header (a range reaching past the end is cut at the end); a
          *     range that starts beyond the end, or an empty suffix (`bytes=-0`), answers 416
-         *     with `Content-Range: bytes *\/<size>`; a malformed, multi-range or non-`bytes`
+         *     with a `Content-Range` header that names only the size (`bytes`, an asterisk, a
+         *     slash and the size: the form RFC 9110 gives); a malformed, multi-range or non-`bytes`
          *     `Range` header is ignored (200 with the whole file, as RFC 9110 allows). An
          *     `If-Range` header that does not name the current ETag also answers the whole
          *     file. `Range`, `If-Range` and `If-None-Match` are standard request headers
@@ -4471,7 +4472,8 @@ export interface components {
         AcceptRanges: "bytes";
         /**
          * @description The byte range sent (206, `bytes <first>-<last>/<size>`), or the size of the
-         *     file when the requested range cannot be satisfied (416, `bytes *\/<size>`).
+         *     file when the requested range cannot be satisfied (416: `bytes`, an asterisk, a
+         *     slash and the size).
          * @example bytes 0-1023/48213
          */
         ContentRange: string;
