@@ -1362,19 +1362,25 @@ export interface paths {
          *
          *     - `q`: case-insensitive substring match over the TEXT columns (a row matches
          *       when any of them contains it);
-         *     - column filters `f.<column>=<value>` (declared as the free-form parameter
-         *       `filters`; each key is `f.` plus a column name matching
-         *       `^[a-z_][a-z0-9_]*$`): equality on the stored value. INTEGER columns take an
-         *       integer or `true`/`false` (stored 1/0), REAL columns a number, TEXT columns
-         *       the exact (case-sensitive) text; an empty value (`f.note=`) matches NULL and
-         *       empty text. Several filters must all hold. Example: `f.active=true`.
+         *     - column filters, in either of two forms that mean the same:
+         *       `filter=<column>:<value>` (parameter `filter`, repeated for several:
+         *       `filter=active:true&filter=department:Surgery`), the form every generated
+         *       client can send; or `f.<column>=<value>` (declared as the free-form
+         *       parameter `filters`; each key is `f.` plus the column name). A column name
+         *       matches `^[a-z_][a-z0-9_]*$`; a value is at most 200 characters. Each filter
+         *       is equality on the stored value: INTEGER columns take an integer or
+         *       `true`/`false` (stored 1/0), REAL columns a number, TEXT columns the exact
+         *       (case-sensitive) text; an empty value (`filter=note:`, `f.note=`) matches
+         *       NULL and empty text. Several filters must all hold, whichever form each
+         *       takes.
          *     - `sort` (a column) and `order` (`asc` default, `desc`); ties keep table
          *       order. Without `sort` rows come in table order and `order` is ignored.
          *
          *     400 (`validation-failed`, one entry per problem in `errors[]`) for a `sort` or
-         *     filter naming no column of the table, a filter value the column cannot hold, a
-         *     filter given twice, or any other query name. Column names come from the
-         *     tenant's `sqlite_master`, never from the request.
+         *     filter naming no column of the table, a `filter` value without `<column>:`, a
+         *     filter value the column cannot hold, a column filtered twice (in one form or
+         *     across both), more than 64 values of `filter`, or any other query name. Column
+         *     names come from the tenant's `sqlite_master`, never from the request.
          *
          *     Limit: at most 1,000,000 rows are written. When more rows match, the response
          *     holds the first 1,000,000 (in the requested order) and carries
@@ -4398,6 +4404,19 @@ export interface components {
             [key: string]: string;
         };
         /**
+         * @description Column filters as a list, the form every generated client can send: each
+         *     value is `<column>:<value>` (split at the first colon; the column name matches
+         *     `^[a-z_][a-z0-9_]*$`, the value is at most 200 characters and may be empty),
+         *     repeated for several (`filter=active:true&filter=department:Surgery`). The
+         *     same equality filters as `f.<column>=<value>` (parameter `filters`), which
+         *     stays accepted; both forms may be combined, but not on the same column. At
+         *     most 64 values.
+         * @example [
+         *       "department:Surgery"
+         *     ]
+         */
+        ExportColumnFilterList: string[];
+        /**
          * @description File name of the asset.
          * @example swagger-ui.css
          */
@@ -6980,6 +6999,19 @@ export interface operations {
                  *     }
                  */
                 filters?: components["parameters"]["ExportColumnFilters"];
+                /**
+                 * @description Column filters as a list, the form every generated client can send: each
+                 *     value is `<column>:<value>` (split at the first colon; the column name matches
+                 *     `^[a-z_][a-z0-9_]*$`, the value is at most 200 characters and may be empty),
+                 *     repeated for several (`filter=active:true&filter=department:Surgery`). The
+                 *     same equality filters as `f.<column>=<value>` (parameter `filters`), which
+                 *     stays accepted; both forms may be combined, but not on the same column. At
+                 *     most 64 values.
+                 * @example [
+                 *       "department:Surgery"
+                 *     ]
+                 */
+                filter?: components["parameters"]["ExportColumnFilterList"];
             };
             header?: never;
             path: {
