@@ -3921,8 +3921,10 @@ export interface components {
         };
         /**
          * @description Unexpected failure. `detail` is generic and `requestId` names the log entry;
-         *     no stack trace or SQL text is ever sent. Possible on every operation, hence
-         *     not repeated per operation.
+         *     no stack trace or SQL text is ever sent. Possible on every operation, and
+         *     declared on each, so that generated clients that decode only declared
+         *     statuses (OpenAPI Generator's go and python clients) hand the caller the
+         *     problem.
          */
         InternalError: {
             headers: {
@@ -4545,6 +4547,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             /** @description The service cannot serve requests. Health shape, not a problem. */
             503: {
                 headers: {
@@ -4592,6 +4595,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getHealthReady: {
@@ -4622,6 +4626,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             /** @description The instance should not receive traffic now. Readiness shape, not a problem. */
             503: {
                 headers: {
@@ -4689,6 +4694,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getStoreStatus: {
@@ -4720,6 +4726,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getDbStatus: {
@@ -4762,6 +4769,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4844,6 +4852,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4887,6 +4896,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4953,6 +4963,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5015,6 +5026,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             416: components["responses"]["RangeNotSatisfiable"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5103,6 +5115,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5195,6 +5208,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5255,6 +5269,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             /**
              * @description The narrative cannot be generated now: either the server setting
@@ -5341,6 +5356,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5381,6 +5397,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     refreshStore: {
@@ -5432,6 +5449,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     listViews: {
@@ -5493,6 +5511,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5525,6 +5544,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5594,6 +5614,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5625,6 +5646,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5704,6 +5726,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5750,6 +5773,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     saveSignalDefinition: {
@@ -5800,6 +5824,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     validateSignalDefinition: {
@@ -5846,6 +5871,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5894,6 +5920,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5922,6 +5949,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5986,6 +6014,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6034,6 +6063,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6066,6 +6096,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6132,6 +6163,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6187,6 +6219,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6255,6 +6288,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6336,6 +6370,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6384,6 +6419,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6447,6 +6483,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6485,6 +6522,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6557,6 +6595,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6651,6 +6690,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6767,6 +6807,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6894,6 +6935,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6967,6 +7009,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -7052,6 +7095,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -7079,6 +7123,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getOpenApiJson: {
@@ -7115,6 +7160,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocs: {
@@ -7143,6 +7189,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocsAsset: {
@@ -7178,6 +7225,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getMetrics: {
@@ -7203,6 +7251,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

@@ -3,7 +3,7 @@ import { deprecationProblems } from '../../src/http/deprecation.js';
 import { BREAKING_HEADING, mentions, type ChangelogSection } from './changelog.js';
 import { inlineSchemas } from './inline.js';
 import { locate } from './locate.js';
-import { classify, type Kind } from './rules.js';
+import { classify, GENERATOR_DEFAULTS, type Kind } from './rules.js';
 import { allows, bumpOf, formatVersion, nextVersion, parseVersion, type Bump } from './semver.js';
 
 /** One change between two contracts, classified by the rules of docs/versioning.md. */
@@ -38,6 +38,12 @@ export function describe(change: Change): string {
   const verb = change.action === 'add' ? 'added' : change.action === 'remove' ? 'removed' : change.action === 'rename' ? 'renamed' : 'changed';
   const place = change.operation === null ? change.where : `${change.operation} — ${change.where}`;
   return `${place} ${verb} [${change.kind}, rule ${change.rule}]`;
+}
+
+/** The generators `change` breaks when used with their default options (docs/versioning.md), as a line; '' for none. */
+export function generatorDefaultsNote(change: Change): string {
+  const defaults = GENERATOR_DEFAULTS[change.rule];
+  return defaults === undefined ? '' : `breaks with default options: ${defaults.join(', ')}`;
 }
 
 /** Every change from `before` to `after` (annotations included), classified by our rules. */
