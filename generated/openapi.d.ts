@@ -1362,19 +1362,25 @@ export interface paths {
          *
          *     - `q`: case-insensitive substring match over the TEXT columns (a row matches
          *       when any of them contains it);
-         *     - column filters `f.<column>=<value>` (declared as the free-form parameter
-         *       `filters`; each key is `f.` plus a column name matching
-         *       `^[a-z_][a-z0-9_]*$`): equality on the stored value. INTEGER columns take an
-         *       integer or `true`/`false` (stored 1/0), REAL columns a number, TEXT columns
-         *       the exact (case-sensitive) text; an empty value (`f.note=`) matches NULL and
-         *       empty text. Several filters must all hold. Example: `f.active=true`.
+         *     - column filters, in either of two forms that mean the same:
+         *       `filter=<column>:<value>` (parameter `filter`, repeated for several:
+         *       `filter=active:true&filter=department:Surgery`), the form every generated
+         *       client can send; or `f.<column>=<value>` (declared as the free-form
+         *       parameter `filters`; each key is `f.` plus the column name). A column name
+         *       matches `^[a-z_][a-z0-9_]*$`; a value is at most 200 characters. Each filter
+         *       is equality on the stored value: INTEGER columns take an integer or
+         *       `true`/`false` (stored 1/0), REAL columns a number, TEXT columns the exact
+         *       (case-sensitive) text; an empty value (`filter=note:`, `f.note=`) matches
+         *       NULL and empty text. Several filters must all hold, whichever form each
+         *       takes.
          *     - `sort` (a column) and `order` (`asc` default, `desc`); ties keep table
          *       order. Without `sort` rows come in table order and `order` is ignored.
          *
          *     400 (`validation-failed`, one entry per problem in `errors[]`) for a `sort` or
-         *     filter naming no column of the table, a filter value the column cannot hold, a
-         *     filter given twice, or any other query name. Column names come from the
-         *     tenant's `sqlite_master`, never from the request.
+         *     filter naming no column of the table, a `filter` value without `<column>:`, a
+         *     filter value the column cannot hold, a column filtered twice (in one form or
+         *     across both), more than 64 values of `filter`, or any other query name. Column
+         *     names come from the tenant's `sqlite_master`, never from the request.
          *
          *     Limit: at most 1,000,000 rows are written. When more rows match, the response
          *     holds the first 1,000,000 (in the requested order) and carries
@@ -1839,24 +1845,26 @@ export interface components {
             /** @description Build label of the running server. */
             version: components["schemas"]["BuildLabel"];
             /** @description Database information. */
-            db: {
-                /**
-                 * @description Number of tenant files found.
-                 * @example 4
-                 */
-                tenants: number;
-                /**
-                 * @description State of the app database (views, notebooks, notes); an unreachable one makes health 503.
-                 * @example ok
-                 * @enum {string}
-                 */
-                appDb: "ok";
-            };
+            db: components["schemas"]["HealthLocalDatabase"];
             /**
              * @description Total size of the tenant files in MB.
              * @example 18.6
              */
             sizeMb: number;
+        };
+        /** @description Database information of a server in local mode. */
+        HealthLocalDatabase: {
+            /**
+             * @description Number of tenant files found.
+             * @example 4
+             */
+            tenants: number;
+            /**
+             * @description State of the app database (views, notebooks, notes); an unreachable one makes health 503.
+             * @example ok
+             * @enum {string}
+             */
+            appDb: "ok";
         };
         /**
          * @description Health in store mode.
@@ -3061,10 +3069,14 @@ export interface components {
             author?: string;
         } & {
             [key: string]: unknown;
-        }) | {
+        }) | components["schemas"]["SavedViewChoice"] | components["schemas"]["AdHocViewChoice"];
+        /** @description The half of `ViewCellInput` that names a saved view. */
+        SavedViewChoice: {
             /** @description A saved view. */
             view_id: components["schemas"]["Uuid"];
-        } | {
+        };
+        /** @description The half of `ViewCellInput` that describes an ad-hoc view. */
+        AdHocViewChoice: {
             /** @description Entity key of the dimension (ad-hoc view). */
             entity: components["schemas"]["DimensionEntity"];
             /** @description View parameters (ad-hoc view). */
@@ -3909,8 +3921,10 @@ export interface components {
         };
         /**
          * @description Unexpected failure. `detail` is generic and `requestId` names the log entry;
-         *     no stack trace or SQL text is ever sent. Possible on every operation, hence
-         *     not repeated per operation.
+         *     no stack trace or SQL text is ever sent. Possible on every operation, and
+         *     declared on each, so that generated clients that decode only declared
+         *     statuses (OpenAPI Generator's go and python clients) hand the caller the
+         *     problem.
          */
         InternalError: {
             headers: {
@@ -4392,6 +4406,19 @@ export interface components {
             [key: string]: string;
         };
         /**
+         * @description Column filters as a list, the form every generated client can send: each
+         *     value is `<column>:<value>` (split at the first colon; the column name matches
+         *     `^[a-z_][a-z0-9_]*$`, the value is at most 200 characters and may be empty),
+         *     repeated for several (`filter=active:true&filter=department:Surgery`). The
+         *     same equality filters as `f.<column>=<value>` (parameter `filters`), which
+         *     stays accepted; both forms may be combined, but not on the same column. At
+         *     most 64 values.
+         * @example [
+         *       "department:Surgery"
+         *     ]
+         */
+        ExportColumnFilterList: string[];
+        /**
          * @description File name of the asset.
          * @example swagger-ui.css
          */
@@ -4520,6 +4547,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             /** @description The service cannot serve requests. Health shape, not a problem. */
             503: {
                 headers: {
@@ -4567,6 +4595,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getHealthReady: {
@@ -4597,6 +4626,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             /** @description The instance should not receive traffic now. Readiness shape, not a problem. */
             503: {
                 headers: {
@@ -4664,6 +4694,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getStoreStatus: {
@@ -4695,6 +4726,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getDbStatus: {
@@ -4737,6 +4769,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4819,6 +4852,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4862,6 +4896,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4928,6 +4963,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4990,6 +5026,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             416: components["responses"]["RangeNotSatisfiable"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5078,6 +5115,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5170,6 +5208,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5230,6 +5269,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             /**
              * @description The narrative cannot be generated now: either the server setting
@@ -5316,6 +5356,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5356,6 +5397,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     refreshStore: {
@@ -5407,6 +5449,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     listViews: {
@@ -5468,6 +5511,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5500,6 +5544,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5569,6 +5614,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5600,6 +5646,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5679,6 +5726,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5725,6 +5773,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     saveSignalDefinition: {
@@ -5775,6 +5824,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     validateSignalDefinition: {
@@ -5821,6 +5871,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5869,6 +5920,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5897,6 +5949,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5961,6 +6014,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6009,6 +6063,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6041,6 +6096,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6107,6 +6163,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6162,6 +6219,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6230,6 +6288,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6311,6 +6370,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6359,6 +6419,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6422,6 +6483,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6460,6 +6522,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6532,6 +6595,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6626,6 +6690,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6742,6 +6807,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6869,6 +6935,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6942,6 +7009,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6974,6 +7042,19 @@ export interface operations {
                  *     }
                  */
                 filters?: components["parameters"]["ExportColumnFilters"];
+                /**
+                 * @description Column filters as a list, the form every generated client can send: each
+                 *     value is `<column>:<value>` (split at the first colon; the column name matches
+                 *     `^[a-z_][a-z0-9_]*$`, the value is at most 200 characters and may be empty),
+                 *     repeated for several (`filter=active:true&filter=department:Surgery`). The
+                 *     same equality filters as `f.<column>=<value>` (parameter `filters`), which
+                 *     stays accepted; both forms may be combined, but not on the same column. At
+                 *     most 64 values.
+                 * @example [
+                 *       "department:Surgery"
+                 *     ]
+                 */
+                filter?: components["parameters"]["ExportColumnFilterList"];
             };
             header?: never;
             path: {
@@ -7014,6 +7095,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -7041,6 +7123,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getOpenApiJson: {
@@ -7077,6 +7160,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocs: {
@@ -7105,6 +7189,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocsAsset: {
@@ -7140,6 +7225,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getMetrics: {
@@ -7165,6 +7251,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
 }
