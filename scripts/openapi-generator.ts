@@ -90,31 +90,40 @@ export function outputOf(config: GeneratorConfig, outputRoot?: string): string {
 
 /**
  * Runs the generators of openapitools.json in one JVM (the CLI's `batch` command, one config file each, in the
- * CLI's own format: `outputDir` for the wrapper's `output`). Throws with the generator's output when it fails.
+ * CLI's own format: `outputDir` for the wrapper's `output`), once per entry of `runs` (another contract, another
+ * output folder). Each output folder is emptied first. Throws with the generator's output when it fails.
  */
-export function generateClients(options: GenerateOptions = {}): { output: string; folders: Record<string, string> } {
+export function generateBatch(runs: GenerateOptions[]): { output: string; folders: Record<string, string>[] } {
   const { generators } = generatorSettings();
-  const keys = options.keys ?? Object.keys(generators);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-generator-batch-'));
-  const folders: Record<string, string> = {};
   try {
-    const files = keys.map((key) => {
-      const config = generators[key];
-      if (config === undefined) throw new Error(`openapitools.json has no generator ${key} (it has ${Object.keys(generators).join(', ')})`);
-      const { output, inputSpec, ...rest } = config;
-      folders[key] = outputOf(config, options.outputRoot);
-      fs.rmSync(folders[key], { recursive: true, force: true });
-      const batchConfig = { ...rest, inputSpec: path.resolve(root, options.inputSpec ?? inputSpec), outputDir: folders[key] };
-      const file = path.join(scratch, `${key}.json`);
-      fs.writeFileSync(file, JSON.stringify(batchConfig, null, 2));
-      return file;
+    const files: string[] = [];
+    const folders = runs.map((options, n) => {
+      const outputs: Record<string, string> = {};
+      for (const key of options.keys ?? Object.keys(generators)) {
+        const config = generators[key];
+        if (config === undefined) throw new Error(`openapitools.json has no generator ${key} (it has ${Object.keys(generators).join(', ')})`);
+        const { output: _output, inputSpec, ...rest } = config;
+        outputs[key] = outputOf(config, options.outputRoot);
+        fs.rmSync(outputs[key], { recursive: true, force: true });
+        const file = path.join(scratch, `${n}-${key}.json`);
+        fs.writeFileSync(file, JSON.stringify({ ...rest, inputSpec: path.resolve(root, options.inputSpec ?? inputSpec), outputDir: outputs[key] }, null, 2));
+        files.push(file);
+      }
+      return outputs;
     });
-    const run = runGenerator(['batch', '--fail-fast', '--threads', String(Math.min(keys.length, os.availableParallelism())), ...files]);
+    const run = runGenerator(['batch', '--fail-fast', '--threads', String(Math.min(files.length, os.availableParallelism())), ...files]);
     if (run.status !== 0) throw new Error(`openapi-generator batch failed (exit ${run.status}):\n${run.output}`);
     return { output: run.output, folders };
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** Runs the generators of openapitools.json (or those `options` names) once; see generateBatch. */
+export function generateClients(options: GenerateOptions = {}): { output: string; folders: Record<string, string> } {
+  const { output, folders } = generateBatch([options]);
+  return { output, folders: folders[0]! };
 }
 
 function main(argv: string[]): number {

@@ -50,7 +50,7 @@ func (a answer[T]) of(operation string) T {
 	if a.err != nil {
 		var apiError *desk.GenericOpenAPIError
 		if errors.As(a.err, &apiError) && a.response != nil {
-			panic(scenarioFailure{fmt.Sprintf("%s: HTTP %d %s", operation, a.response.StatusCode, apiError.Body())})
+			panic(scenarioFailure{fmt.Sprintf("%s: HTTP %d %s (%v)", operation, a.response.StatusCode, apiError.Body(), a.err)})
 		}
 		panic(scenarioFailure{fmt.Sprintf("%s: %v", operation, a.err)})
 	}
