@@ -364,7 +364,8 @@ export interface paths {
          *     `bytes=<first>-` or `bytes=-<suffix length>`) answers 206 with that part and a
          *     `Content-Range` header (a range reaching past the end is cut at the end); a
          *     range that starts beyond the end, or an empty suffix (`bytes=-0`), answers 416
-         *     with `Content-Range: bytes *\/<size>`; a malformed, multi-range or non-`bytes`
+         *     with a `Content-Range` header that names only the size (`bytes`, an asterisk, a
+         *     slash and the size: the form RFC 9110 gives); a malformed, multi-range or non-`bytes`
          *     `Range` header is ignored (200 with the whole file, as RFC 9110 allows). An
          *     `If-Range` header that does not name the current ETag also answers the whole
          *     file. `Range`, `If-Range` and `If-None-Match` are standard request headers
@@ -1361,19 +1362,25 @@ export interface paths {
          *
          *     - `q`: case-insensitive substring match over the TEXT columns (a row matches
          *       when any of them contains it);
-         *     - column filters `f.<column>=<value>` (declared as the free-form parameter
-         *       `filters`; each key is `f.` plus a column name matching
-         *       `^[a-z_][a-z0-9_]*$`): equality on the stored value. INTEGER columns take an
-         *       integer or `true`/`false` (stored 1/0), REAL columns a number, TEXT columns
-         *       the exact (case-sensitive) text; an empty value (`f.note=`) matches NULL and
-         *       empty text. Several filters must all hold. Example: `f.active=true`.
+         *     - column filters, in either of two forms that mean the same:
+         *       `filter=<column>:<value>` (parameter `filter`, repeated for several:
+         *       `filter=active:true&filter=department:Surgery`), the form every generated
+         *       client can send; or `f.<column>=<value>` (declared as the free-form
+         *       parameter `filters`; each key is `f.` plus the column name). A column name
+         *       matches `^[a-z_][a-z0-9_]*$`; a value is at most 200 characters. Each filter
+         *       is equality on the stored value: INTEGER columns take an integer or
+         *       `true`/`false` (stored 1/0), REAL columns a number, TEXT columns the exact
+         *       (case-sensitive) text; an empty value (`filter=note:`, `f.note=`) matches
+         *       NULL and empty text. Several filters must all hold, whichever form each
+         *       takes.
          *     - `sort` (a column) and `order` (`asc` default, `desc`); ties keep table
          *       order. Without `sort` rows come in table order and `order` is ignored.
          *
          *     400 (`validation-failed`, one entry per problem in `errors[]`) for a `sort` or
-         *     filter naming no column of the table, a filter value the column cannot hold, a
-         *     filter given twice, or any other query name. Column names come from the
-         *     tenant's `sqlite_master`, never from the request.
+         *     filter naming no column of the table, a `filter` value without `<column>:`, a
+         *     filter value the column cannot hold, a column filtered twice (in one form or
+         *     across both), more than 64 values of `filter`, or any other query name. Column
+         *     names come from the tenant's `sqlite_master`, never from the request.
          *
          *     Limit: at most 1,000,000 rows are written. When more rows match, the response
          *     holds the first 1,000,000 (in the requested order) and carries
@@ -1838,24 +1845,26 @@ export interface components {
             /** @description Build label of the running server. */
             version: components["schemas"]["BuildLabel"];
             /** @description Database information. */
-            db: {
-                /**
-                 * @description Number of tenant files found.
-                 * @example 4
-                 */
-                tenants: number;
-                /**
-                 * @description State of the app database (views, notebooks, notes); an unreachable one makes health 503.
-                 * @example ok
-                 * @enum {string}
-                 */
-                appDb: "ok";
-            };
+            db: components["schemas"]["HealthLocalDatabase"];
             /**
              * @description Total size of the tenant files in MB.
              * @example 18.6
              */
             sizeMb: number;
+        };
+        /** @description Database information of a server in local mode. */
+        HealthLocalDatabase: {
+            /**
+             * @description Number of tenant files found.
+             * @example 4
+             */
+            tenants: number;
+            /**
+             * @description State of the app database (views, notebooks, notes); an unreachable one makes health 503.
+             * @example ok
+             * @enum {string}
+             */
+            appDb: "ok";
         };
         /**
          * @description Health in store mode.
@@ -3067,10 +3076,14 @@ export interface components {
             author?: string;
         } & {
             [key: string]: unknown;
-        }) | {
+        }) | components["schemas"]["SavedViewChoice"] | components["schemas"]["AdHocViewChoice"];
+        /** @description The half of `ViewCellInput` that names a saved view. */
+        SavedViewChoice: {
             /** @description A saved view. */
             view_id: components["schemas"]["Uuid"];
-        } | {
+        };
+        /** @description The half of `ViewCellInput` that describes an ad-hoc view. */
+        AdHocViewChoice: {
             /** @description Entity key of the dimension (ad-hoc view). */
             entity: components["schemas"]["DimensionEntity"];
             /** @description View parameters (ad-hoc view). */
@@ -3915,8 +3928,10 @@ export interface components {
         };
         /**
          * @description Unexpected failure. `detail` is generic and `requestId` names the log entry;
-         *     no stack trace or SQL text is ever sent. Possible on every operation, hence
-         *     not repeated per operation.
+         *     no stack trace or SQL text is ever sent. Possible on every operation, and
+         *     declared on each, so that generated clients that decode only declared
+         *     statuses (OpenAPI Generator's go and python clients) hand the caller the
+         *     problem.
          */
         InternalError: {
             headers: {
@@ -4429,6 +4444,19 @@ export interface components {
             [key: string]: string;
         };
         /**
+         * @description Column filters as a list, the form every generated client can send: each
+         *     value is `<column>:<value>` (split at the first colon; the column name matches
+         *     `^[a-z_][a-z0-9_]*$`, the value is at most 200 characters and may be empty),
+         *     repeated for several (`filter=active:true&filter=department:Surgery`). The
+         *     same equality filters as `f.<column>=<value>` (parameter `filters`), which
+         *     stays accepted; both forms may be combined, but not on the same column. At
+         *     most 64 values.
+         * @example [
+         *       "department:Surgery"
+         *     ]
+         */
+        ExportColumnFilterList: string[];
+        /**
          * @description File name of the asset.
          * @example swagger-ui.css
          */
@@ -4529,7 +4557,8 @@ export interface components {
         AcceptRanges: "bytes";
         /**
          * @description The byte range sent (206, `bytes <first>-<last>/<size>`), or the size of the
-         *     file when the requested range cannot be satisfied (416, `bytes *\/<size>`).
+         *     file when the requested range cannot be satisfied (416: `bytes`, an asterisk, a
+         *     slash and the size).
          * @example bytes 0-1023/48213
          */
         ContentRange: string;
@@ -4582,6 +4611,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             /** @description The service cannot serve requests. Health shape, not a problem. */
             503: {
                 headers: {
@@ -4629,6 +4659,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getHealthReady: {
@@ -4659,6 +4690,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             /** @description The instance should not receive traffic now. Readiness shape, not a problem. */
             503: {
                 headers: {
@@ -4726,6 +4758,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getStoreStatus: {
@@ -4757,6 +4790,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getDbStatus: {
@@ -4799,6 +4833,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4881,6 +4916,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4924,6 +4960,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4990,6 +5027,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5052,6 +5090,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             416: components["responses"]["RangeNotSatisfiable"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5140,6 +5179,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5232,6 +5272,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5292,6 +5333,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             /**
              * @description The narrative cannot be generated now: either the server setting
@@ -5378,6 +5420,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5418,6 +5461,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     refreshStore: {
@@ -5469,6 +5513,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     listViews: {
@@ -5545,6 +5590,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5590,6 +5636,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5661,6 +5708,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5705,6 +5753,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5798,6 +5847,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5858,6 +5908,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     saveSignalDefinition: {
@@ -5908,6 +5959,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     validateSignalDefinition: {
@@ -5954,6 +6006,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -6002,6 +6055,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -6042,6 +6096,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6120,6 +6175,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6181,6 +6237,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6226,6 +6283,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6306,6 +6364,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6375,6 +6434,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6444,6 +6504,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6539,6 +6600,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6600,6 +6662,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6677,6 +6740,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6728,6 +6792,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6800,6 +6865,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6894,6 +6960,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -7010,6 +7077,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -7137,6 +7205,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -7210,6 +7279,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -7242,6 +7312,19 @@ export interface operations {
                  *     }
                  */
                 filters?: components["parameters"]["ExportColumnFilters"];
+                /**
+                 * @description Column filters as a list, the form every generated client can send: each
+                 *     value is `<column>:<value>` (split at the first colon; the column name matches
+                 *     `^[a-z_][a-z0-9_]*$`, the value is at most 200 characters and may be empty),
+                 *     repeated for several (`filter=active:true&filter=department:Surgery`). The
+                 *     same equality filters as `f.<column>=<value>` (parameter `filters`), which
+                 *     stays accepted; both forms may be combined, but not on the same column. At
+                 *     most 64 values.
+                 * @example [
+                 *       "department:Surgery"
+                 *     ]
+                 */
+                filter?: components["parameters"]["ExportColumnFilterList"];
             };
             header?: never;
             path: {
@@ -7282,6 +7365,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -7309,6 +7393,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getOpenApiJson: {
@@ -7345,6 +7430,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocs: {
@@ -7373,6 +7459,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocsAsset: {
@@ -7408,6 +7495,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getMetrics: {
@@ -7433,6 +7521,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

@@ -1,4 +1,5 @@
 import type { Diff } from 'api-smart-diff';
+import { SCHEMA_NAME } from './inline.js';
 
 /** A JSON path as api-smart-diff reports it: keys of the document before the change, array indices included. */
 export type DiffPath = readonly (string | number)[];
@@ -42,7 +43,10 @@ function resolveRef(doc: Json, ref: string): Json {
     .reduce<Json>((node, key) => (isObject(node) ? node[key] : undefined), doc);
 }
 
-/** Follows `$ref`s of `node` (at most a few: the contract never chains many). */
+/**
+ * Follows `$ref`s of `node` (at most a few: the contract never chains many); the component schema reached is named
+ * by its `$ref` or, where the gate wrote the schema out in place (inline.ts), by its mark.
+ */
 function deref(doc: Json, node: Json): { node: Json; schemaName: string | null } {
   let schemaName: string | null = null;
   for (let hops = 0; hops < 16 && isObject(node) && typeof node.$ref === 'string'; hops++) {
@@ -50,7 +54,8 @@ function deref(doc: Json, node: Json): { node: Json; schemaName: string | null }
     if (match !== null) schemaName = match[1]!;
     node = resolveRef(doc, node.$ref);
   }
-  return { node, schemaName };
+  const mark = isObject(node) ? (node as { [SCHEMA_NAME]?: string })[SCHEMA_NAME] : undefined;
+  return { node, schemaName: mark ?? schemaName };
 }
 
 /** Walks `path` through `doc`, following `$ref`s; the node reached (undefined when the path leaves the document) and the innermost component schema passed with the keys after it. */
