@@ -2735,10 +2735,14 @@ export interface components {
             /**
              * @description The view's entity tag: send it as `If-Match` of `PUT /api/views` and
              *     `DELETE /api/views` to change the view only while it is as read. Every
-             *     change of the view changes it.
+             *     change of the view changes it. Present only in `GET /api/views` with
+             *     `include_etags=true`: a client generated from a release before it (OpenAPI
+             *     Generator's Java client, for one) refuses members it does not know, so it
+             *     is never sent to a caller that did not ask. `POST /api/views` and `PUT /api/views`
+             *     send the tag as `ETag`.
              * @example "Qe7Rk1l0PmXw9pTz4bY8cRjN2aS"
              */
-            etag: string;
+            etag?: string;
             /**
              * @description Composite ID of the tenant the view belongs to.
              * @example ost.kantonsspital
@@ -4336,6 +4340,12 @@ export interface components {
          */
         ViewEntityQuery: components["schemas"]["DimensionEntity"];
         /**
+         * @description `true`: each listed view carries its tag (`etag`), for `If-Match` of `PUT /api/views`
+         *     and `DELETE /api/views`. Without it, views are listed as before tags existed.
+         * @example true
+         */
+        ViewEtagsQuery: boolean;
+        /**
          * @description ID of the saved view.
          * @example 6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c
          */
@@ -5530,6 +5540,12 @@ export interface operations {
                  * @example cost_centres
                  */
                 entity?: components["parameters"]["ViewEntityQuery"];
+                /**
+                 * @description `true`: each listed view carries its tag (`etag`), for `If-Match` of `PUT /api/views`
+                 *     and `DELETE /api/views`. Without it, views are listed as before tags existed.
+                 * @example true
+                 */
+                include_etags?: components["parameters"]["ViewEtagsQuery"];
             };
             header?: {
                 /**
