@@ -40,10 +40,10 @@ export function describe(change: Change): string {
   return `${place} ${verb} [${change.kind}, rule ${change.rule}]`;
 }
 
-/** The generators `change` breaks when used with their default options (docs/versioning.md), as a line; '' for none. */
+/** The generators whose earlier clients `change` breaks, and what their integrators do (docs/versioning.md); '' for none. */
 export function generatorDefaultsNote(change: Change): string {
   const defaults = GENERATOR_DEFAULTS[change.rule];
-  return defaults === undefined ? '' : `breaks with default options: ${defaults.join(', ')}`;
+  return defaults === undefined ? '' : `breaks earlier clients of: ${defaults.join(', ')}`;
 }
 
 /** Every change from `before` to `after` (annotations included), classified by our rules. */
