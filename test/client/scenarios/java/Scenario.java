@@ -39,7 +39,6 @@ import example.desk.client.model.NotebookResponse;
 import example.desk.client.model.OkResult;
 import example.desk.client.model.Problem;
 import example.desk.client.model.SearchResults;
-import example.desk.client.model.SortOrder;
 import example.desk.client.model.TenantList;
 import example.desk.client.model.UpdateViewRequest;
 import example.desk.client.model.ViewListResponse;
@@ -210,11 +209,9 @@ public final class Scenario {
     report("addToNote");
 
     // a dimension export with a sort and a column filter, read as CSV text
-    // Column filter hook: this generator sends the free-form `filters` map as one value (`filters={f.active=true}`),
-    // which the server refuses (400), so this export goes without the filter until the contract declares a form
-    // the generator can send; the check of the filtered column below is then made for every language.
-    boolean filtered = false;
-    String csv = step("exportDimension", () -> dimensions.exportDimension(tenant, "cost_centres", null, "budget_chf", SortOrder.DESC, null));
+    ColumnFilter.Export export = step("exportDimension", () -> ColumnFilter.exportWithFilter(dimensions, tenant));
+    String csv = export.csv();
+    boolean filtered = export.filtered();
     List<List<String>> rows = new ArrayList<>();
     for (String line : csv.split("\r\n")) rows.add(Arrays.asList(line.split(",", -1)));
     List<String> header = rows.remove(0);
@@ -241,9 +238,9 @@ public final class Scenario {
     Problem notFound = problemOf("listViews", () -> views.listViews("no-such-tenant", null));
     check(notFound.getStatus() == 404 && !notFound.getTitle().isEmpty() && !notFound.getDetail().isEmpty(), "listViews", notFound);
     reportProblem("listViews", notFound);
-    Problem invalid = problemOf("exportDimension", () -> dimensions.exportDimension(tenant, "cost_centres", null, "no_such_column", null, null));
-    check(invalid.getStatus() == 400 && !invalid.getTitle().isEmpty() && !invalid.getDetail().isEmpty(), "exportDimension", invalid);
-    reportProblem("exportDimension", invalid);
+    Problem invalid = problemOf("getJumpbar", () -> search.getJumpbar(JumpbarMode.SEARCH, tenant, null, null));
+    check(invalid.getStatus() == 400 && !invalid.getTitle().isEmpty() && !invalid.getDetail().isEmpty(), "getJumpbar", invalid);
+    reportProblem("getJumpbar", invalid);
   }
 
   public static void main(String[] args) throws IOException {
