@@ -16,6 +16,7 @@ import { EncodedJson } from './encoded-json.js';
 import { contractViolation } from './problem.js';
 import type { ProblemCheck } from './problem-check.js';
 import { matchedRequestHandler } from './matched-request.js';
+import { asUriReference, pathSegmentIssue } from './path-segments.js';
 import { OPERATION_STATE } from './request-context.js';
 import { compiledParseRequest } from './request-parser.js';
 import { compiledMatchOperation } from './route-matcher.js';
@@ -150,6 +151,9 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
         await api.handleRequest(request as Parameters<OpenAPIBackend['handleRequest']>[0], ctx);
         return;
       }
+      // after the host and the token were judged, before the body is read: a path no parameter can be decoded from
+      const pathIssue = pathSegmentIssue(ctx.path, operation.path);
+      if (pathIssue !== null) throw invalidRequest([pathIssue]);
       const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
       if (carriesBody && content !== undefined) request.body = await readJsonBody(ctx, Object.keys(content));
       await matched.handle(request, operation, ctx);
@@ -192,6 +196,8 @@ export function auditRefusal(api: OpenAPIBackend, rules: ReadonlyMap<string, Acc
 
 /** What a request names in its path and query (its body is not read): for a request refused before validation. */
 function namedByUrl(api: OpenAPIBackend, request: Parameters<OpenAPIBackend['handleRequest']>[0], operation: Operation): NamedTargets {
+  // a path that cannot be decoded names nothing: its query still may
+  if (pathSegmentIssue(request.path, operation.path) !== null) return namedIn([request.query]);
   const parsed = api.router.parseRequest(request, operation);
   return namedIn([parsed.params, parsed.query]);
 }
@@ -240,7 +246,7 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, ope
   }
   if (contentType === 'application/problem+json') {
     // typed problem results get the same request fields, and the same check, as thrown ones
-    result.body = { ...(result.body as object), instance: ctx.path, requestId: String(ctx.state.requestId) };
+    result.body = { ...(result.body as object), instance: asUriReference(ctx.path), requestId: String(ctx.state.requestId) };
     const reasons = problems.reasons(operationId, result.status, result.body);
     if (reasons.length > 0) throw contractViolation(ctx, operationId, result.status, reasons);
   }
