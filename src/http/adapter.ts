@@ -178,8 +178,9 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
 }
 
 /**
- * Records the audit of a request refused before its handler ran (421): the operation it matched, if any, with its
- * rule, the caller as far as known without a token check, and what its path and query name.
+ * Records the audit of a request refused before its handler ran (421; 403 from another site): the operation it
+ * matched, if any, with its rule, the caller as far as known without a token check, and what its path and query
+ * name.
  */
 export function auditRefusal(api: OpenAPIBackend, rules: ReadonlyMap<string, AccessRule>, signIn: boolean): (ctx: Koa.Context) => AuditRecord {
   return (ctx) => {
