@@ -48,13 +48,14 @@ describe('cross-site requests to a desk without sign-in (Fetch Metadata)', funct
   });
 
   it('serves writes from its own pages, from CORS_ORIGINS and from tools that send neither header', async () => {
-    for (const headers of [
+    const senders: Record<string, string>[] = [
       {},
       { origin: `http://127.0.0.1:${server.port}`, 'sec-fetch-site': 'same-origin' },
       { origin: UI, 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
       { 'sec-fetch-site': 'none' },
-    ]) {
+    ];
+    for (const headers of senders) {
       const res = await call(server.url, '/api/views', { method: 'POST', json: view, headers });
       expect(res.status, JSON.stringify(headers)).to.equal(200);
     }
