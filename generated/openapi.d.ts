@@ -3750,7 +3750,11 @@ export interface components {
         /**
          * @description Request validation failed: a required parameter is missing, a value does not
          *     match its schema, or the body does not match its schema or the operation's
-         *     rules. `errors[]` holds one entry per issue.
+         *     rules. `errors[]` holds one entry per issue. A JSON body that nests arrays and
+         *     objects deeper than 32 levels, or holds more than 20000 values, is refused
+         *     before it is parsed; a path segment
+         *     that is not percent-encoded UTF-8, or holds a character a URI may carry only
+         *     percent-encoded, is refused before the body is read.
          */
         BadRequest: {
             headers: {
@@ -4013,11 +4017,16 @@ export interface components {
             };
         };
         /**
-         * @description With sign-in (`AUTH_MODE=oidc`) only: the token is valid but does not grant the
+         * @description With sign-in (`AUTH_MODE=oidc`): the token is valid but does not grant the
          *     role the operation needs (see the operation's description), or (refresh) the
          *     scope is wider than the token's tenants claim. `WWW-Authenticate` carries
          *     `error="insufficient_scope"`. Nothing was changed. A tenant outside the tenants
          *     claim is not a 403 but a 404, exactly like a tenant that does not exist.
+         *     Without sign-in: a request that would change the desk (any POST, PUT or DELETE,
+         *     and `GET /api/refresh`) sent from another site, as a browser says with
+         *     `Sec-Fetch-Site: cross-site` or an `Origin` that is neither the server's own nor
+         *     one of the operator's `CORS_ORIGINS` (no `WWW-Authenticate`); requests without
+         *     those headers (tools, generated clients) are not affected.
          */
         Forbidden: {
             headers: {
