@@ -14,7 +14,7 @@ final class ColumnFilter {
   record Export(String csv, boolean filtered) {}
 
   static Export exportWithFilter(DimensionsApi dimensions, String tenant) throws ApiException {
-    String csv = dimensions.exportDimension(tenant, "cost_centres", null, "budget_chf", SortOrder.DESC, null, List.of("active:true"));
+    String csv = dimensions.exportDimension(tenant, "cost_centres").sort("budget_chf").order(SortOrder.DESC).filter(List.of("active:true")).execute();
     return new Export(csv, true);
   }
 }

@@ -13,7 +13,7 @@ final class ColumnFilter {
   record Export(String csv, boolean filtered) {}
 
   static Export exportWithFilter(DimensionsApi dimensions, String tenant) throws ApiException {
-    String csv = dimensions.exportDimension(tenant, "cost_centres", null, "budget_chf", SortOrder.DESC, null);
+    String csv = dimensions.exportDimension(tenant, "cost_centres").sort("budget_chf").order(SortOrder.DESC).execute();
     return new Export(csv, false);
   }
 }
