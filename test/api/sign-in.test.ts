@@ -204,7 +204,7 @@ describe('sign-in (AUTH_MODE=oidc)', () => {
     expect(logo.headers.get('cache-control')).to.equal('private, max-age=86400');
     expect(logo.headers.get('vary')).to.match(/authorization/i);
     const views = await fetch(`${server.url}/api/views?tenant=kantonsspital`, { headers: bearer(admin) });
-    expect(views.headers.get('cache-control')).to.equal('private');
+    expect(views.headers.get('cache-control')).to.equal('private, no-cache');
     const exported = await fetch(`${server.url}/kantonsspital/dimensions/cost_centres/export`, { headers: bearer(admin) });
     expect(exported.headers.get('cache-control')).to.equal('private, no-store');
     await exported.arrayBuffer();
