@@ -4399,6 +4399,12 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description Path of the added cell, `/{tenant}/api/notebook/cells/{cell_id}` with the tenant as
+         *     the request's path named it: where `PUT` and `DELETE` reach the new cell.
+         * @example /kantonsspital/api/notebook/cells/0b7e4c9a-2f1d-4a6b-9c3e-5d8f1a2b4c6e
+         */
+        CellLocation: string;
+        /**
          * @description RFC 6750 challenge: `Bearer realm="analytics-desk"` when no token was sent,
          *     `Bearer realm="analytics-desk", error="invalid_token"` when the token failed a
          *     check (401), `Bearer realm="analytics-desk", error="insufficient_scope"` when the
@@ -5935,6 +5941,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    Location: components["headers"]["CellLocation"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,0 +1,16 @@
+"""Schemathesis hooks of `npm run test:fuzz` (loaded by schemathesis.toml)."""
+
+import schemathesis
+from schemathesis.core.deserialization import deserialize_yaml
+from schemathesis.core.media_types import YAML_MEDIA_TYPES
+
+
+# Registered for every YAML media type, so that it replaces the built-in reader (the first match wins).
+@schemathesis.deserializer(*YAML_MEDIA_TYPES)
+def yaml_text_or_data(ctx, response):
+    """A YAML body is its text where the contract's schema for it is a string (GET /openapi.yaml: "the YAML text of
+    this document"), else the data it holds, as Schemathesis reads YAML by default."""
+    text = response.content.decode(response.encoding or "utf-8")
+    declared = ctx.operation.definition.raw.get("responses", {}).get(str(response.status_code), {})
+    schema = declared.get("content", {}).get("application/yaml", {}).get("schema", {})
+    return text if schema.get("type") == "string" else deserialize_yaml(text)
