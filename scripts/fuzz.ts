@@ -6,6 +6,8 @@
 // The closing line is `fuzz: N passed, N failed`, one per run; the exit code is 1 when a run found anything.
 //  - Options after `--` are passed to `st run` and override the defaults (`--max-examples 1000 --seed 7` for a long
 //    run by hand; a --seed turns the deterministic generation of the default run off).
+//  - `--url <base URL>` checks a deployment instead, once: with FUZZ_TOKEN set, the contract as written and that
+//    bearer token; without, the contract as a server without sign-in applies it.
 //  - FUZZ_PYTHON names the interpreter that makes the environment (default python3).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -60,23 +62,32 @@ interface RunOutcome {
   readonly links: string;
 }
 
-/** `st run` against the world's server; its output goes to the terminal, its JUnit report to build/fuzz/. */
-async function runSchemathesis(st: string, name: string, contract: string, world: LocalWorld, extra: readonly string[]): Promise<RunOutcome> {
+/** Where and how one run calls the server: its contract, base URL and bearer token (null: no sign-in). */
+interface Target {
+  readonly name: string;
+  readonly contract: string;
+  readonly url: string;
+  readonly token: string | null;
+  readonly workDir: string;
+}
+
+/** `st run` against the target; its output goes to the terminal, its JUnit report to build/fuzz/. */
+async function runSchemathesis(st: string, target: Target, extra: readonly string[]): Promise<RunOutcome> {
   const args = [
-    '--config-file', path.join(fuzzDir, 'schemathesis.toml'),
-    'run', contract,
-    '--url', world.url,
+    '--config-file', configFor(target),
+    'run', target.contract,
+    '--url', target.url,
     '--checks', 'all',
     '--phases', 'examples,coverage,fuzzing,stateful',
     '--report', 'junit',
-    '--report-junit-path', path.join(reportDir, `${name}.junit.xml`),
+    '--report-junit-path', path.join(reportDir, `${target.name}.junit.xml`),
     ...withoutDeterminismWhenSeeded(defaultOptions, extra),
     ...extra,
   ];
-  if (world.everyRoleToken !== null) args.push('--header', `Authorization: Bearer ${world.everyRoleToken}`);
   const started = Date.now();
-  console.log(`fuzz: ${name}: st ${args.filter((a) => !a.startsWith('Authorization')).join(' ')}`);
-  const child = spawn(st, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NO_COLOR: '1', PYTHONUNBUFFERED: '1' } });
+  console.log(`fuzz: ${target.name}: st ${args.join(' ')}${target.token === null ? '' : ' (with a bearer token)'}`);
+  const env = { ...process.env, NO_COLOR: '1', PYTHONUNBUFFERED: '1', FUZZ_BEARER_TOKEN: target.token ?? '' };
+  const child = spawn(st, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     process.stdout.write(chunk);
@@ -85,13 +96,25 @@ async function runSchemathesis(st: string, name: string, contract: string, world
   const exitCode = await new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 1)));
   const figure = (pattern: RegExp): string => pattern.exec(output)?.[1] ?? '?';
   return {
-    name,
+    name: target.name,
     exitCode,
     seconds: (Date.now() - started) / 1000,
     operations: figure(/^\s*Tested: (\d+)/m),
     cases: figure(/^\s*(\d+) generated/m),
     links: figure(/API Links:\s+(\d+ covered \/ \d+ selected)/),
   };
+}
+
+/**
+ * contract-tests/fuzz/schemathesis.toml, with the bearer token sent on every request when the target has one. The
+ * token reaches Schemathesis through its environment (FUZZ_BEARER_TOKEN), never on a command line.
+ */
+function configFor(target: Target): string {
+  const base = fs.readFileSync(path.join(fuzzDir, 'schemathesis.toml'), 'utf8');
+  const headers = target.token === null ? '' : 'headers = { Authorization = "Bearer ${FUZZ_BEARER_TOKEN}" }\n';
+  const file = path.join(target.workDir, 'schemathesis.toml');
+  fs.writeFileSync(file, headers + base);
+  return file;
 }
 
 /**
@@ -129,26 +152,41 @@ function runs(): boolean[] {
 }
 
 async function main(): Promise<number> {
-  const extra = process.argv.slice(2);
+  const extra = [...process.argv.slice(2)];
+  const urlAt = extra.findIndex((a) => a === '--url' || a.startsWith('--url='));
+  const endpoint = urlAt < 0 ? undefined : extra[urlAt]!.startsWith('--url=') ? extra.splice(urlAt, 1)[0]!.slice(6) : extra.splice(urlAt, 2)[1];
   const st = ensureSchemathesis();
   fs.mkdirSync(reportDir, { recursive: true });
   const outcomes: RunOutcome[] = [];
-  for (const signIn of runs()) {
-    const name = signIn ? 'with-sign-in' : 'without-sign-in';
+  const inWorkDir = async (run: (workDir: string) => Promise<RunOutcome>): Promise<void> => {
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-fuzz-'));
     try {
-      const world = await startLocalWorld(workDir, { signIn });
-      try {
-        const contract = signIn ? path.join(root, 'openapi.yaml') : withoutSecurity(workDir);
-        const outcome = await runSchemathesis(st, name, contract, world, extra);
-        if (outcome.exitCode !== 0) console.log(`server log, last lines other than audit lines:\n${serverErrors(world)}`);
-        outcomes.push(outcome);
-      } finally {
-        await world.close();
-      }
+      outcomes.push(await run(workDir));
     } finally {
       fs.rmSync(workDir, { recursive: true, force: true });
     }
+  };
+  if (endpoint !== undefined) {
+    // a deployment: with a token, the contract as written; without, as a server without sign-in applies it
+    const token = process.env.FUZZ_TOKEN || null;
+    await inWorkDir((workDir) => {
+      const contract = token === null ? withoutSecurity(workDir) : path.join(root, 'openapi.yaml');
+      return runSchemathesis(st, { name: 'endpoint', contract, url: endpoint, token, workDir }, extra);
+    });
+  }
+  for (const signIn of endpoint === undefined ? runs() : []) {
+    await inWorkDir(async (workDir) => {
+      const world = await startLocalWorld(workDir, { signIn });
+      try {
+        const name = signIn ? 'with-sign-in' : 'without-sign-in';
+        const contract = signIn ? path.join(root, 'openapi.yaml') : withoutSecurity(workDir);
+        const outcome = await runSchemathesis(st, { name, contract, url: world.url, token: world.everyRoleToken, workDir }, extra);
+        if (outcome.exitCode !== 0) console.log(`server log, last lines other than audit lines:\n${serverErrors(world)}`);
+        return outcome;
+      } finally {
+        await world.close();
+      }
+    });
   }
   const passed = outcomes.filter((o) => o.exitCode === 0).length;
   for (const o of outcomes) {
