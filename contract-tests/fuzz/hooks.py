@@ -14,3 +14,24 @@ def yaml_text_or_data(ctx, response):
     declared = ctx.operation.definition.raw.get("responses", {}).get(str(response.status_code), {})
     schema = declared.get("content", {}).get("application/yaml", {}).get("schema", {})
     return text if schema.get("type") == "string" else deserialize_yaml(text)
+
+
+def _poisoned(value):
+    """Whether a JSON value holds a member `__proto__`, or a member `constructor` with a member `prototype`."""
+    if isinstance(value, dict):
+        if "__proto__" in value:
+            return True
+        constructor = value.get("constructor")
+        if isinstance(constructor, dict) and "prototype" in constructor:
+            return True
+        return any(_poisoned(member) for member in value.values())
+    if isinstance(value, list):
+        return any(_poisoned(item) for item in value)
+    return False
+
+
+@schemathesis.hook
+def filter_body(ctx, body):
+    """No generated body with the member names the contract refuses wherever free-form members are allowed (its
+    "Errors" section: prototype poisoning); a schema of OpenAPI 3.0 cannot exclude member names."""
+    return not _poisoned(body)
