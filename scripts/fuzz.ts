@@ -79,8 +79,9 @@ async function runSchemathesis(st: string, target: Target, extra: readonly strin
     '--url', target.url,
     '--checks', 'all',
     '--phases', 'examples,coverage,fuzzing,stateful',
-    '--report', 'junit',
+    '--report', 'junit,ndjson',
     '--report-junit-path', path.join(reportDir, `${target.name}.junit.xml`),
+    '--report-ndjson-path', path.join(reportDir, `${target.name}.ndjson`),
     ...withoutDeterminismWhenSeeded(defaultOptions, extra),
     ...extra,
   ];
@@ -95,6 +96,7 @@ async function runSchemathesis(st: string, target: Target, extra: readonly strin
   });
   const exitCode = await new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 1)));
   const figure = (pattern: RegExp): string => pattern.exec(output)?.[1] ?? '?';
+  printLinksUsed(target.name, path.join(reportDir, `${target.name}.ndjson`));
   return {
     name: target.name,
     exitCode,
@@ -103,6 +105,25 @@ async function runSchemathesis(st: string, target: Target, extra: readonly strin
     cases: figure(/^\s*(\d+) generated/m),
     links: figure(/API Links:\s+(\d+ covered \/ \d+ selected)/),
   };
+}
+
+/**
+ * The links the stateful phase followed (`source -> [status] link -> target`, how often), from the run's event
+ * stream: which kinds of created things it walked to reading, changing and deleting them.
+ */
+function printLinksUsed(name: string, events: string): void {
+  if (!fs.existsSync(events)) return;
+  const used = new Map<string, number>();
+  for (const line of fs.readFileSync(events, 'utf8').split('\n')) {
+    if (!line.startsWith('{"ScenarioFinished"') || !line.includes('"transition"')) continue;
+    const scenario = (JSON.parse(line) as { ScenarioFinished: { phase: string; recorder: { cases: Record<string, { transition?: { id: string }; is_transition_applied?: boolean }> } } }).ScenarioFinished;
+    if (scenario.phase !== 'stateful') continue;
+    for (const step of Object.values(scenario.recorder.cases)) {
+      if (step.transition !== undefined && step.is_transition_applied === true) used.set(step.transition.id, (used.get(step.transition.id) ?? 0) + 1);
+    }
+  }
+  console.log(`fuzz: ${name}: links used in the stateful phase (${used.size}):`);
+  for (const [id, count] of [...used].sort(([a], [b]) => a.localeCompare(b))) console.log(`  ${count} × ${id}`);
 }
 
 /**
