@@ -3,7 +3,7 @@
 // tests (contract-tests/local-world.ts): once on a server without sign-in, once with sign-in and a token of every
 // role. Schemathesis comes from contract-tests/fuzz/requirements.txt (exact pins with hashes), installed into a
 // virtual environment under .cache/ that is reused while the requirements and the Python interpreter are the same.
-// The closing line is `fuzz: N passed, N failed`, one per run; the exit code is 1 when a run found anything.
+// The closing line `fuzz: N passed, N failed` counts the runs; the exit code is 1 when a run found anything.
 //  - Options after `--` are passed to `st run` and override the defaults (`--max-examples 1000 --seed 7` for a long
 //    run by hand; a --seed turns the deterministic generation of the default run off).
 //  - `--url <base URL>` checks a deployment instead, once: with FUZZ_TOKEN set, the contract as written and that
