@@ -1,19 +1,26 @@
-.PHONY: install start test generate bench demo-data
+# Every target runs with the project's Node.js (.node-version), which scripts/node.sh installs where the machine's
+# is older. `make shell` opens a shell with it on PATH.
+WITH_NODE := scripts/node.sh
+
+.PHONY: install start test generate bench demo-data shell
 
 install:
-	npm install
+	$(WITH_NODE) npm install
 
 start:
-	npm start
+	$(WITH_NODE) npm start
 
 test:
-	npm test
+	$(WITH_NODE) npm test
 
 generate:
-	npm run generate
+	$(WITH_NODE) npm run generate
 
 bench:
-	npm run bench
+	$(WITH_NODE) npm run bench
 
 demo-data:
-	npm run demo-data -- --out ./data
+	$(WITH_NODE) npm run demo-data -- --out ./data
+
+shell:
+	$(WITH_NODE) bash

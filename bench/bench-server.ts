@@ -38,13 +38,16 @@ export function serverEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** Starts the built server (node flags of the `start` script) and resolves once GET /health answers 200. */
-export async function startBenchServer(env: Record<string, string>, options: { healthyWithinMs?: number } = {}): Promise<BenchServer> {
+export async function startBenchServer(
+  env: Record<string, string>,
+  options: { healthyWithinMs?: number; /** another Node.js binary */ node?: string; /** another checkout's build */ root?: string } = {},
+): Promise<BenchServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const logFile = path.join(os.tmpdir(), `ads-bench-server-${port}-${Date.now()}.log`);
   const out = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, serverArgs(), {
-    cwd: root,
+  const child = spawn(options.node ?? process.execPath, serverArgs(options.root), {
+    cwd: options.root ?? root,
     env: serverEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }),
     stdio: ['ignore', out, 'inherit'],
   });

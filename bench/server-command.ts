@@ -3,10 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const root = path.resolve(import.meta.dirname, '..');
+const checkout = path.resolve(import.meta.dirname, '..');
 
-/** `[...nodeFlags, absoluteEntry]` for `spawn(process.execPath, …)`; throws when the build is missing. */
-export function serverArgs(): string[] {
+/** `[...nodeFlags, absoluteEntry]` for `spawn(process.execPath, …)` of the build in `root` (this checkout by default); throws when the build is missing. */
+export function serverArgs(root = checkout): string[] {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const [command, ...args] = pkg.scripts.start.trim().split(/\s+/);
   const entry = args.pop();

@@ -364,7 +364,8 @@ export interface paths {
          *     `bytes=<first>-` or `bytes=-<suffix length>`) answers 206 with that part and a
          *     `Content-Range` header (a range reaching past the end is cut at the end); a
          *     range that starts beyond the end, or an empty suffix (`bytes=-0`), answers 416
-         *     with `Content-Range: bytes *\/<size>`; a malformed, multi-range or non-`bytes`
+         *     with a `Content-Range` header that names only the size (`bytes`, an asterisk, a
+         *     slash and the size: the form RFC 9110 gives); a malformed, multi-range or non-`bytes`
          *     `Range` header is ignored (200 with the whole file, as RFC 9110 allows). An
          *     `If-Range` header that does not name the current ETag also answers the whole
          *     file. `Range`, `If-Range` and `If-None-Match` are standard request headers
@@ -1361,19 +1362,25 @@ export interface paths {
          *
          *     - `q`: case-insensitive substring match over the TEXT columns (a row matches
          *       when any of them contains it);
-         *     - column filters `f.<column>=<value>` (declared as the free-form parameter
-         *       `filters`; each key is `f.` plus a column name matching
-         *       `^[a-z_][a-z0-9_]*$`): equality on the stored value. INTEGER columns take an
-         *       integer or `true`/`false` (stored 1/0), REAL columns a number, TEXT columns
-         *       the exact (case-sensitive) text; an empty value (`f.note=`) matches NULL and
-         *       empty text. Several filters must all hold. Example: `f.active=true`.
+         *     - column filters, in either of two forms that mean the same:
+         *       `filter=<column>:<value>` (parameter `filter`, repeated for several:
+         *       `filter=active:true&filter=department:Surgery`), the form every generated
+         *       client can send; or `f.<column>=<value>` (declared as the free-form
+         *       parameter `filters`; each key is `f.` plus the column name). A column name
+         *       matches `^[a-z_][a-z0-9_]*$`; a value is at most 200 characters. Each filter
+         *       is equality on the stored value: INTEGER columns take an integer or
+         *       `true`/`false` (stored 1/0), REAL columns a number, TEXT columns the exact
+         *       (case-sensitive) text; an empty value (`filter=note:`, `f.note=`) matches
+         *       NULL and empty text. Several filters must all hold, whichever form each
+         *       takes.
          *     - `sort` (a column) and `order` (`asc` default, `desc`); ties keep table
          *       order. Without `sort` rows come in table order and `order` is ignored.
          *
          *     400 (`validation-failed`, one entry per problem in `errors[]`) for a `sort` or
-         *     filter naming no column of the table, a filter value the column cannot hold, a
-         *     filter given twice, or any other query name. Column names come from the
-         *     tenant's `sqlite_master`, never from the request.
+         *     filter naming no column of the table, a `filter` value without `<column>:`, a
+         *     filter value the column cannot hold, a column filtered twice (in one form or
+         *     across both), more than 64 values of `filter`, or any other query name. Column
+         *     names come from the tenant's `sqlite_master`, never from the request.
          *
          *     Limit: at most 1,000,000 rows are written. When more rows match, the response
          *     holds the first 1,000,000 (in the requested order) and carries
@@ -1838,24 +1845,26 @@ export interface components {
             /** @description Build label of the running server. */
             version: components["schemas"]["BuildLabel"];
             /** @description Database information. */
-            db: {
-                /**
-                 * @description Number of tenant files found.
-                 * @example 4
-                 */
-                tenants: number;
-                /**
-                 * @description State of the app database (views, notebooks, notes); an unreachable one makes health 503.
-                 * @example ok
-                 * @enum {string}
-                 */
-                appDb: "ok";
-            };
+            db: components["schemas"]["HealthLocalDatabase"];
             /**
              * @description Total size of the tenant files in MB.
              * @example 18.6
              */
             sizeMb: number;
+        };
+        /** @description Database information of a server in local mode. */
+        HealthLocalDatabase: {
+            /**
+             * @description Number of tenant files found.
+             * @example 4
+             */
+            tenants: number;
+            /**
+             * @description State of the app database (views, notebooks, notes); an unreachable one makes health 503.
+             * @example ok
+             * @enum {string}
+             */
+            appDb: "ok";
         };
         /**
          * @description Health in store mode.
@@ -2724,6 +2733,13 @@ export interface components {
             /** @description ID of the view. */
             view_id: components["schemas"]["Uuid"];
             /**
+             * @description The view's entity tag: send it as `If-Match` of `PUT /api/views` and
+             *     `DELETE /api/views` to change the view only while it is as read. Every
+             *     change of the view changes it.
+             * @example "Qe7Rk1l0PmXw9pTz4bY8cRjN2aS"
+             */
+            etag: string;
+            /**
              * @description Composite ID of the tenant the view belongs to.
              * @example ost.kantonsspital
              */
@@ -3060,10 +3076,14 @@ export interface components {
             author?: string;
         } & {
             [key: string]: unknown;
-        }) | {
+        }) | components["schemas"]["SavedViewChoice"] | components["schemas"]["AdHocViewChoice"];
+        /** @description The half of `ViewCellInput` that names a saved view. */
+        SavedViewChoice: {
             /** @description A saved view. */
             view_id: components["schemas"]["Uuid"];
-        } | {
+        };
+        /** @description The half of `ViewCellInput` that describes an ad-hoc view. */
+        AdHocViewChoice: {
             /** @description Entity key of the dimension (ad-hoc view). */
             entity: components["schemas"]["DimensionEntity"];
             /** @description View parameters (ad-hoc view). */
@@ -3908,8 +3928,10 @@ export interface components {
         };
         /**
          * @description Unexpected failure. `detail` is generic and `requestId` names the log entry;
-         *     no stack trace or SQL text is ever sent. Possible on every operation, hence
-         *     not repeated per operation.
+         *     no stack trace or SQL text is ever sent. Possible on every operation, and
+         *     declared on each, so that generated clients that decode only declared
+         *     statuses (OpenAPI Generator's go and python clients) hand the caller the
+         *     problem.
          */
         InternalError: {
             headers: {
@@ -4137,6 +4159,31 @@ export interface components {
             content?: never;
         };
         /**
+         * @description `If-Match` does not name the current state of what the request changes (problem
+         *     type `precondition-failed`), or that no longer exists; nothing was written.
+         *     `detail` and `ETag` name the current tag (none when the target is gone): read it
+         *     again, merge, and send the write with the new tag.
+         */
+        PreconditionFailed: {
+            headers: {
+                "X-Build-Label": components["headers"]["XBuildLabel"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "detail": "If-Match does not name the current state of the notebook of ost.kantonsspital, which is \"Vd0Hk3l9QmXw1pTz4bY8cRjN2aS\"; nothing was written",
+                 *       "instance": "/kantonsspital/api/notebook/cells"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description `RefreshAccepted` in store mode (`started`, or `completed` with `wait=true`),
          *     `RefreshSkipped` in local mode.
          */
@@ -4155,10 +4202,14 @@ export interface components {
                 "application/json": components["schemas"]["RefreshResult"];
             };
         };
-        /** @description `ok` is `true` when the change was made, `false` when the target does not exist. */
+        /**
+         * @description `ok` is `true` when the change was made, `false` when the target does not exist.
+         *     `ETag` is the target's tag after a change that leaves it in place.
+         */
         BooleanOk: {
             headers: {
                 "X-Build-Label": components["headers"]["XBuildLabel"];
+                ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
             content: {
@@ -4170,10 +4221,12 @@ export interface components {
                 "application/json": components["schemas"]["OkResult"];
             };
         };
-        /** @description The tenant's notebook (after the change, for writes). */
+        /** @description The tenant's notebook (after the change, for writes) and its tag. */
         NotebookOk: {
             headers: {
                 "X-Build-Label": components["headers"]["XBuildLabel"];
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -4391,10 +4444,44 @@ export interface components {
             [key: string]: string;
         };
         /**
+         * @description Column filters as a list, the form every generated client can send: each
+         *     value is `<column>:<value>` (split at the first colon; the column name matches
+         *     `^[a-z_][a-z0-9_]*$`, the value is at most 200 characters and may be empty),
+         *     repeated for several (`filter=active:true&filter=department:Surgery`). The
+         *     same equality filters as `f.<column>=<value>` (parameter `filters`), which
+         *     stays accepted; both forms may be combined, but not on the same column. At
+         *     most 64 values.
+         * @example [
+         *       "department:Surgery"
+         *     ]
+         */
+        ExportColumnFilterList: string[];
+        /**
          * @description File name of the asset.
          * @example swagger-ui.css
          */
         DocsAssetPath: "swagger-ui.css" | "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js" | "favicon-32x32.png";
+        /**
+         * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+         *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+         *     `-gzip` or `-br`) names the same state. While one names the current state the
+         *     answer is 304 without a body (for the notebook and notes the server then reads
+         *     only the tag, not the cells). Absent or malformed, the answer is the whole
+         *     representation.
+         * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+         */
+        IfNoneMatch: string;
+        /**
+         * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+         *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+         *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+         *     and `-br` forms of a tag name the same state) in the same transaction as the
+         *     write: when it does not name the current state, or the target no longer exists,
+         *     the answer is 412 and nothing is written. Without it, the write is made as
+         *     before. Not of that form: 400.
+         * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+         */
+        IfMatch: string;
     };
     requestBodies: never;
     headers: {
@@ -4423,7 +4510,8 @@ export interface components {
          *     artifact and report `public, max-age=3600`; drift `private, max-age=<seconds left>`
          *     (at most 300; at most 30 for failure statuses); db-status, store-status,
          *     dimension export and metrics `no-store`; `/openapi.yaml`, `/openapi.json` and `/docs` `no-cache`; docs
-         *     assets `public, max-age=86400`. With sign-in (`AUTH_MODE=oidc`) every response of
+         *     assets `public, max-age=86400`; the notebook, notes, saved views and signal
+         *     definitions `private, no-cache`. With sign-in (`AUTH_MODE=oidc`) every response of
          *     an operation that needs a token is `private` instead of `public` (also sent when
          *     the operation sets no policy) and carries `Vary: Authorization`: no shared cache
          *     stores it.
@@ -4436,7 +4524,11 @@ export interface components {
          */
         XContentTypeOptions: "nosniff";
         /**
-         * @description Strong entity tag of the representation; send it back in `If-None-Match` to get 304 while it is unchanged.
+         * @description Strong entity tag of the representation; send it back in `If-None-Match` to get
+         *     304 while it is unchanged. On notebooks, notes and saved views (and the answers of
+         *     their writes: the state after the write) it is also what `If-Match` takes. A
+         *     compressed representation's tag is the identity one with `-gzip` or `-br` before
+         *     the closing quote.
          * @example "5d41402abc4b2a76b9719d911017c592"
          */
         ETag: string;
@@ -4471,7 +4563,8 @@ export interface components {
         AcceptRanges: "bytes";
         /**
          * @description The byte range sent (206, `bytes <first>-<last>/<size>`), or the size of the
-         *     file when the requested range cannot be satisfied (416, `bytes *\/<size>`).
+         *     file when the requested range cannot be satisfied (416: `bytes`, an asterisk, a
+         *     slash and the size).
          * @example bytes 0-1023/48213
          */
         ContentRange: string;
@@ -4524,6 +4617,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             /** @description The service cannot serve requests. Health shape, not a problem. */
             503: {
                 headers: {
@@ -4571,6 +4665,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getHealthReady: {
@@ -4601,6 +4696,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             /** @description The instance should not receive traffic now. Readiness shape, not a problem. */
             503: {
                 headers: {
@@ -4668,6 +4764,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getStoreStatus: {
@@ -4699,6 +4796,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getDbStatus: {
@@ -4741,6 +4839,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4823,6 +4922,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4866,6 +4966,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4932,6 +5033,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -4994,6 +5096,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             416: components["responses"]["RangeNotSatisfiable"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5082,6 +5185,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5174,6 +5278,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5234,6 +5339,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             /**
              * @description The narrative cannot be generated now: either the server setting
@@ -5320,6 +5426,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5360,6 +5467,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     refreshStore: {
@@ -5411,6 +5519,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     listViews: {
@@ -5428,7 +5537,18 @@ export interface operations {
                  */
                 entity?: components["parameters"]["ViewEntityQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+                 *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+                 *     `-gzip` or `-br`) names the same state. While one names the current state the
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5438,6 +5558,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5446,6 +5568,7 @@ export interface operations {
                      *       "views": [
                      *         {
                      *           "view_id": "6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c",
+                     *           "etag": "\"Qe7Rk1l0PmXw9pTz4bY8cRjN2aS\"",
                      *           "tenant_id": "ost.kantonsspital",
                      *           "entity": "cost_centres",
                      *           "name": "Active cost centres by budget",
@@ -5466,19 +5589,33 @@ export interface operations {
                     "application/json": components["schemas"]["ViewListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     updateView: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5501,9 +5638,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5539,6 +5678,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5546,6 +5686,7 @@ export interface operations {
                      * @example {
                      *       "view": {
                      *         "view_id": "6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c",
+                     *         "etag": "\"Qe7Rk1l0PmXw9pTz4bY8cRjN2aS\"",
                      *         "tenant_id": "ost.kantonsspital",
                      *         "entity": "cost_centres",
                      *         "name": "Active cost centres by budget",
@@ -5573,6 +5714,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5591,7 +5733,19 @@ export interface operations {
                  */
                 view_id: components["parameters"]["ViewIdQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5603,7 +5757,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -5617,7 +5773,18 @@ export interface operations {
                  */
                 tenant: components["parameters"]["TenantQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+                 *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+                 *     `-gzip` or `-br`) names the same state. While one names the current state the
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5627,6 +5794,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5677,12 +5846,14 @@ export interface operations {
                     "application/json": components["schemas"]["SignalListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -5701,7 +5872,18 @@ export interface operations {
                  */
                 probe_id: components["parameters"]["ProbeIdQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+                 *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+                 *     `-gzip` or `-br`) names the same state. While one names the current state the
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5711,6 +5893,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5723,12 +5907,14 @@ export interface operations {
                     "application/json": components["schemas"]["SignalSource"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     saveSignalDefinition: {
@@ -5779,6 +5965,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     validateSignalDefinition: {
@@ -5825,6 +6012,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5873,6 +6061,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["SignalToolFailed"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5880,7 +6069,18 @@ export interface operations {
     getNotebook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+                 *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+                 *     `-gzip` or `-br`) names the same state. While one names the current state the
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -5895,19 +6095,33 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["NotebookOk"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     addNotebookCell: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -5941,6 +6155,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["CellLocation"];
                     [name: string]: unknown;
                 };
@@ -5963,16 +6178,30 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     updateNotebookCell: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6011,16 +6240,30 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     deleteNotebookCell: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6045,14 +6288,28 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     addDiscussionReply: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6088,6 +6345,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6109,16 +6367,29 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     listNotes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+                 *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+                 *     `-gzip` or `-br`) names the same state. While one names the current state the
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6136,6 +6407,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6161,12 +6434,14 @@ export interface operations {
                     "application/json": components["schemas"]["NoteListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6204,6 +6479,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6235,13 +6511,25 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     getNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Revalidation (RFC 9110, 13.1.2): the `ETag` of the copy the client holds, a list of
+                 *     them, or `*`, in strong or weak form; a compressed representation's tag (suffix
+                 *     `-gzip` or `-br`) names the same state. While one names the current state the
+                 *     answer is 304 without a body (for the notebook and notes the server then reads
+                 *     only the tag, not the cells). Absent or malformed, the answer is the whole
+                 *     representation.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6264,6 +6552,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6310,19 +6600,33 @@ export interface operations {
                     "application/json": components["schemas"]["NoteResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     updateNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6361,16 +6665,30 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
     addToNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6408,6 +6726,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6424,9 +6743,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6439,7 +6760,19 @@ export interface operations {
                  */
                 cell_id?: components["parameters"]["NoteCellIdQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Optimistic locking (RFC 9110, 13.1.1): the `ETag` the client last read of what it
+                 *     changes (the notebook, the note, or the view: its `etag`), a list of them, or `*`
+                 *     (any current state). Compared strongly (a weak tag never matches; the `-gzip`
+                 *     and `-br` forms of a tag name the same state) in the same transaction as the
+                 *     write: when it does not name the current state, or the target no longer exists,
+                 *     the answer is 412 and nothing is written. Without it, the write is made as
+                 *     before. Not of that form: 400.
+                 * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
@@ -6464,7 +6797,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
         };
     };
@@ -6537,6 +6872,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6631,6 +6967,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6747,6 +7084,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6874,6 +7212,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6947,6 +7286,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -6979,6 +7319,19 @@ export interface operations {
                  *     }
                  */
                 filters?: components["parameters"]["ExportColumnFilters"];
+                /**
+                 * @description Column filters as a list, the form every generated client can send: each
+                 *     value is `<column>:<value>` (split at the first colon; the column name matches
+                 *     `^[a-z_][a-z0-9_]*$`, the value is at most 200 characters and may be empty),
+                 *     repeated for several (`filter=active:true&filter=department:Surgery`). The
+                 *     same equality filters as `f.<column>=<value>` (parameter `filters`), which
+                 *     stays accepted; both forms may be combined, but not on the same column. At
+                 *     most 64 values.
+                 * @example [
+                 *       "department:Surgery"
+                 *     ]
+                 */
+                filter?: components["parameters"]["ExportColumnFilterList"];
             };
             header?: never;
             path: {
@@ -7019,6 +7372,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
     };
@@ -7046,6 +7400,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getOpenApiJson: {
@@ -7082,6 +7437,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocs: {
@@ -7110,6 +7466,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocsAsset: {
@@ -7145,6 +7502,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     getMetrics: {
@@ -7170,6 +7528,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

@@ -1,6 +1,7 @@
 import { recordedAuthor } from '../src/auth/caller.js';
 import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
+import { ifMatchOf } from '../src/http/conditional.js';
 import { invalidRequest } from '../src/http/errors.js';
 import { problemResult } from '../src/http/results.js';
 import { cellRules } from '../src/notebooks/cell-rules.js';
@@ -9,24 +10,25 @@ import { appendNoteCell, replyInNote } from '../src/notes/notes.js';
 /** Used when a reply names no author and the git identity has no `user.name`. */
 const UNKNOWN_AUTHOR = 'unknown';
 
-/** POST /{tenant}/api/notes/{note_id}: adds a cell (`{cell_id}`) or a reply to a discussion cell (`{ok}`). */
+/** POST /{tenant}/api/notes/{note_id}: adds a cell (`{cell_id}`) or a reply to a discussion cell (`{ok}`); 412 when `If-Match` fails. */
 export async function addToNote(input: Input<'addToNote'>, deps: Deps): Promise<Result<'addToNote'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
   const noteId = input.path.note_id;
   const { cell, reply, cell_id: cellId } = input.body;
   const noNote = () => problemResult('not-found', `tenant ${tenant.compositeId} has no note ${noteId}`);
+  const precondition = ifMatchOf(input.headers);
   if (cell !== undefined && reply === undefined && cellId === undefined) {
     const author = recordedAuthor(input.caller, undefined);
-    const added = await appendNoteCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, noteId, cell as Record<string, unknown>, author);
-    return added === null ? noNote() : { status: 200, body: { cell_id: added }, touched: { cell_id: added } };
+    const added = await appendNoteCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, noteId, cell as Record<string, unknown>, author, precondition);
+    return added === null ? noNote() : { status: 200, body: { cell_id: added.cellId }, headers: { ETag: added.etag }, touched: { cell_id: added.cellId } };
   }
   if (reply !== undefined && cellId !== undefined && cell === undefined) {
     const author = recordedAuthor(input.caller, reply.author) ?? (await deps.identity(tenant)).name ?? UNKNOWN_AUTHOR;
-    const outcome = await replyInNote(deps.appDb.dataSource, tenant.compositeId, noteId, cellId, { author, text: reply.text, date: reply.date });
+    const outcome = await replyInNote(deps.appDb.dataSource, tenant.compositeId, noteId, cellId, { author, text: reply.text, date: reply.date }, precondition);
     if (outcome === 'no-note') return noNote();
     if (outcome === 'no-cell') return problemResult('not-found', `note ${noteId} has no cell ${cellId}`);
     if (outcome === 'not-discussion') return problemResult('not-found', `cell ${cellId} is not a discussion; only discussion cells take replies`);
-    return { status: 200, body: { ok: true } };
+    return { status: 200, body: { ok: true }, headers: { ETag: outcome.etag } };
   }
   throw invalidRequest(
     [{ in: 'body', name: cell !== undefined ? 'cell' : reply !== undefined ? 'cell_id' : 'reply', message: 'give either `cell`, or `reply` with `cell_id`' }],

@@ -6,6 +6,6 @@ import { createNote as storeNote } from '../src/notes/notes.js';
 export async function createNote(input: Input<'createNote'>, deps: Deps): Promise<Result<'createNote'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
   const identity = await deps.identity(tenant);
-  const note = await storeNote(deps.appDb.dataSource, tenant.compositeId, { title: input.body.title, tags: input.body.tags ?? [], author: identity.name });
-  return { status: 200, body: { note }, touched: { note_id: note.note_id } };
+  const created = await storeNote(deps.appDb.dataSource, tenant.compositeId, { title: input.body.title, tags: input.body.tags ?? [], author: identity.name });
+  return { status: 200, body: { note: created.note }, headers: { ETag: created.etag }, touched: { note_id: created.note.note_id } };
 }

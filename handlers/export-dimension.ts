@@ -5,7 +5,7 @@ import { startDimensionExport } from '../src/dimensions/export.js';
 
 type ExportQueryName = keyof Input<'exportDimension'>['query'];
 /** Query names the contract declares; any other key must be a column filter `f.<column>`. */
-const DECLARED_QUERY = ['q', 'sort', 'order', 'filters'] as const satisfies readonly ExportQueryName[];
+const DECLARED_QUERY = ['q', 'sort', 'order', 'filters', 'filter'] as const satisfies readonly ExportQueryName[];
 
 /** GET /{tenant}/dimensions/{entity}/export: the dimension table as streamed CSV. */
 export async function exportDimension(input: Input<'exportDimension'>, deps: Deps): Promise<Result<'exportDimension'>> {
@@ -13,7 +13,8 @@ export async function exportDimension(input: Input<'exportDimension'>, deps: Dep
   const started = await startDimensionExport(deps.tenants, {
     tenant: input.path.tenant,
     entity: input.path.entity,
-    // the raw query: `f.<column>` keys are free-form (the contract's `filters` parameter), checked against the table
+    // the raw query: `f.<column>` keys are free-form (the contract's `filters` parameter) and `filter` values name
+    // columns too; both are checked against the table
     query: input.query as Readonly<Record<string, unknown>>,
     declaredQuery: DECLARED_QUERY,
     readers: deps.readers,

@@ -1,14 +1,20 @@
 import type { components } from '../generated/openapi.js';
 import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
+import { strongEtag } from '../src/content/etag.js';
+import { taggedHeaders } from '../src/http/conditional.js';
 import { listDefinitions, type DefinitionListItem } from '../src/signals/afs-store.js';
 import { readGoldSchema } from '../src/signals/gold-schema.js';
 
-/** GET /api/probe-builder/list: every AFS definition, signals marked applicable to the tenant's Gold tables. */
+/**
+ * GET /api/probe-builder/list: every AFS definition, signals marked applicable to the tenant's Gold tables. Tagged by
+ * a hash of the answer (what the files and the tenant's schema say, alike on every instance); 304 by the adapter.
+ */
 export async function listSignalDefinitions(input: Input<'listSignalDefinitions'>, deps: Deps): Promise<Result<'listSignalDefinitions'>> {
   const gold = await deps.tenants.withKls(input.query.tenant, (db, entry) => readGoldSchema(db, entry.compositeId));
   const items = await listDefinitions(deps.config.afsDir, gold, deps.signalTools.definitions);
-  return { status: 200, body: { probes: items.map(toApiSignalListItem) } };
+  const body = { probes: items.map(toApiSignalListItem) };
+  return { status: 200, body, headers: taggedHeaders(strongEtag(JSON.stringify(body))) };
 }
 
 function toApiSignalListItem(item: DefinitionListItem): components['schemas']['SignalListItem'] {

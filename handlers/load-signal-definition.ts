@@ -1,5 +1,7 @@
 import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
+import { strongEtag } from '../src/content/etag.js';
+import { taggedHeaders } from '../src/http/conditional.js';
 import { problemResult } from '../src/http/results.js';
 import { loadDefinition } from '../src/signals/afs-store.js';
 
@@ -10,7 +12,8 @@ export async function loadSignalDefinition(input: Input<'loadSignalDefinition'>,
   const loaded = await loadDefinition(deps.config.afsDir, probeId);
   switch (loaded.kind) {
     case 'text':
-      return { status: 200, body: { probe_id: probeId, yaml: loaded.text } };
+      // tagged by a hash of the file's text (alike on every instance reading the same AFS); 304 by the adapter
+      return { status: 200, body: { probe_id: probeId, yaml: loaded.text }, headers: taggedHeaders(strongEtag(`${probeId}\n${loaded.text}`)) };
     case 'absent':
       return problemResult('not-found', `no definition "${probeId}" in the AFS`);
     case 'link':

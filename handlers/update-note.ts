@@ -1,24 +1,26 @@
 import { assertRepliesUntouched, recordedAuthor } from '../src/auth/caller.js';
 import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
+import { ifMatchOf } from '../src/http/conditional.js';
 import { invalidRequest } from '../src/http/errors.js';
 import { cellRules } from '../src/notebooks/cell-rules.js';
 import { updateNoteCell, updateNoteMetadata } from '../src/notes/notes.js';
 
-/** PUT /{tenant}/api/notes/{note_id}: changes one cell (`cell_id` + `updates`) or the note's title/tags. */
+/** PUT /{tenant}/api/notes/{note_id}: changes one cell (`cell_id` + `updates`) or the note's title/tags; 412 when `If-Match` fails. */
 export async function updateNote(input: Input<'updateNote'>, deps: Deps): Promise<Result<'updateNote'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
   const noteId = input.path.note_id;
   const { cell_id: cellId, updates, title, tags } = input.body;
   const metadata = title !== undefined || tags !== undefined;
+  const precondition = ifMatchOf(input.headers);
+  const answer = (etag: string | null): Result<'updateNote'> => (etag === null ? { status: 200, body: { ok: false } } : { status: 200, body: { ok: true }, headers: { ETag: etag } });
   if (cellId !== undefined && updates !== undefined && !metadata) {
     assertRepliesUntouched(input.caller, updates);
-    const ok = await updateNoteCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, noteId, cellId, updates, recordedAuthor(input.caller, undefined));
-    return { status: 200, body: { ok } };
+    const author = recordedAuthor(input.caller, undefined);
+    return answer(await updateNoteCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, noteId, cellId, updates, author, precondition));
   }
   if (metadata && cellId === undefined && updates === undefined) {
-    const ok = await updateNoteMetadata(deps.appDb.dataSource, tenant.compositeId, noteId, { title, tags });
-    return { status: 200, body: { ok } };
+    return answer(await updateNoteMetadata(deps.appDb.dataSource, tenant.compositeId, noteId, { title, tags }, precondition));
   }
   const name = metadata ? (cellId !== undefined ? 'cell_id' : 'updates') : cellId === undefined ? 'cell_id' : 'updates';
   throw invalidRequest(

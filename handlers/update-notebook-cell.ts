@@ -1,18 +1,24 @@
 import { assertRepliesUntouched, recordedAuthor } from '../src/auth/caller.js';
 import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
+import { ifMatchOf } from '../src/http/conditional.js';
 import { problemResult } from '../src/http/results.js';
 import { cellRules } from '../src/notebooks/cell-rules.js';
 import { updateNotebookCell as changeCell } from '../src/notebooks/notebook.js';
 
-/** PUT /{tenant}/api/notebook/cells/{cell_id}: merges `updates` into the cell; 404 for an unknown cell. */
+/** PUT /{tenant}/api/notebook/cells/{cell_id}: merges `updates` into the cell; 404 for an unknown cell, 412 when `If-Match` fails. */
 export async function updateNotebookCell(input: Input<'updateNotebookCell'>, deps: Deps): Promise<Result<'updateNotebookCell'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
   assertRepliesUntouched(input.caller, input.body.updates);
-  const outcome = await changeCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, input.path.cell_id, {
-    updates: input.body.updates,
-    author: recordedAuthor(input.caller, input.body.author),
-  });
+  const precondition = ifMatchOf(input.headers);
+  const outcome = await changeCell(
+    deps.appDb.dataSource,
+    cellRules(deps.contract.document),
+    tenant.compositeId,
+    input.path.cell_id,
+    { updates: input.body.updates, author: recordedAuthor(input.caller, input.body.author) },
+    precondition,
+  );
   if (typeof outcome === 'string') return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${input.path.cell_id}`);
-  return { status: 200, body: { notebook: outcome } };
+  return { status: 200, body: { notebook: outcome.notebook }, headers: { ETag: outcome.etag } };
 }

@@ -4,6 +4,7 @@ import type { Deps } from './ports.js';
 import { accessRules } from './http/access.js';
 import { auditRefusal, contractMiddleware, createContractBackend } from './http/adapter.js';
 import { auditTrail } from './http/audit.js';
+import { compression } from './http/compression.js';
 import { forwardedClient } from './http/forwarded.js';
 import { hostCheck, hostGuard } from './http/host-guard.js';
 import { problemMiddleware } from './http/problem.js';
@@ -27,6 +28,7 @@ export async function createApp(deps: Deps): Promise<Koa> {
   if (deps.config.trustProxy !== null) app.use(forwardedClient(deps.config.trustProxy));
   if (isTracing()) app.use(requestSpanNaming(document));
   app.use(auditTrail(deps.log));
+  app.use(compression());
   app.use(problemMiddleware(problems));
   app.use(hostGuard(hostCheck(deps.config.allowedHosts, signIn), auditRefusal(api, rules, signIn)));
   app.use(cors(deps.config.corsOrigins));

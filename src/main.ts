@@ -1,3 +1,5 @@
+// First: stops an older Node.js before the modules below load.
+import './node-version.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from './config.js';

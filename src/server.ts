@@ -53,9 +53,10 @@ export async function startServer(config: Config, log: Logger, oidcTiming?: Oidc
         deps.drain.begin();
         if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
         closing = true;
-        log.info({ graceMs }, 'shutting down: no new connections; finishing in-flight requests');
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        // logged once the listening socket is closed, so that whoever reads it finds new connections refused
+        log.info({ graceMs }, 'shutting down: no new connections; finishing in-flight requests');
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         await closed;
         clearTimeout(timer);

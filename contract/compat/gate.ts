@@ -1,8 +1,9 @@
 import { apiCompare, type Diff } from 'api-smart-diff';
 import { deprecationProblems } from '../../src/http/deprecation.js';
 import { BREAKING_HEADING, mentions, type ChangelogSection } from './changelog.js';
+import { inlineSchemas } from './inline.js';
 import { locate } from './locate.js';
-import { classify, type Kind } from './rules.js';
+import { classify, GENERATOR_DEFAULTS, type Kind } from './rules.js';
 import { allows, bumpOf, formatVersion, nextVersion, parseVersion, type Bump } from './semver.js';
 
 /** One change between two contracts, classified by the rules of docs/versioning.md. */
@@ -39,12 +40,20 @@ export function describe(change: Change): string {
   return `${place} ${verb} [${change.kind}, rule ${change.rule}]`;
 }
 
+/** The generators whose earlier clients `change` breaks, and what their integrators do (docs/versioning.md); '' for none. */
+export function generatorDefaultsNote(change: Change): string {
+  const defaults = GENERATOR_DEFAULTS[change.rule];
+  return defaults === undefined ? '' : `breaks earlier clients of: ${defaults.join(', ')}`;
+}
+
 /** Every change from `before` to `after` (annotations included), classified by our rules. */
 export function contractChanges(before: unknown, after: unknown): Change[] {
+  // schemas written out in place: where the contract writes a schema is no change (inline.ts)
+  const [old, now] = [inlineSchemas(before), inlineSchemas(after)];
   // api-smart-diff rewrites what it is given (it merges allOf and drops discriminators in place): give it copies
-  const { diffs } = apiCompare(structuredClone(before), structuredClone(after));
+  const { diffs } = apiCompare(structuredClone(old), structuredClone(now));
   return diffs.map((diff) => {
-    const where = locate(diff, before, after);
+    const where = locate(diff, old, now);
     const verdict = classify(diff, where);
     return {
       ...verdict,

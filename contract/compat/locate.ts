@@ -1,4 +1,5 @@
 import type { Diff } from 'api-smart-diff';
+import { SCHEMA_NAME } from './inline.js';
 
 /** A JSON path as api-smart-diff reports it: keys of the document before the change, array indices included. */
 export type DiffPath = readonly (string | number)[];
@@ -42,7 +43,10 @@ function resolveRef(doc: Json, ref: string): Json {
     .reduce<Json>((node, key) => (isObject(node) ? node[key] : undefined), doc);
 }
 
-/** Follows `$ref`s of `node` (at most a few: the contract never chains many). */
+/**
+ * Follows `$ref`s of `node` (at most a few: the contract never chains many); the component schema reached is named
+ * by its `$ref` or, where the gate wrote the schema out in place (inline.ts), by its mark.
+ */
 function deref(doc: Json, node: Json): { node: Json; schemaName: string | null } {
   let schemaName: string | null = null;
   for (let hops = 0; hops < 16 && isObject(node) && typeof node.$ref === 'string'; hops++) {
@@ -50,7 +54,8 @@ function deref(doc: Json, node: Json): { node: Json; schemaName: string | null }
     if (match !== null) schemaName = match[1]!;
     node = resolveRef(doc, node.$ref);
   }
-  return { node, schemaName };
+  const mark = isObject(node) ? (node as { [SCHEMA_NAME]?: string })[SCHEMA_NAME] : undefined;
+  return { node, schemaName: mark ?? schemaName };
 }
 
 /** Walks `path` through `doc`, following `$ref`s; the node reached (undefined when the path leaves the document) and the innermost component schema passed with the keys after it. */
@@ -148,9 +153,16 @@ export function locate(diff: Diff, before: Json, after: Json): Location {
   const operation = `${String(path[2]).toUpperCase()} ${route}`;
   const rest = path.slice(3);
   const head = rest[0];
+  if (head === 'parameters' && rest.length === 1 && diff.action === 'add' && Array.isArray(diff.after) && diff.after.length === 1) {
+    // the first parameter of an operation that had none arrives as a list of one: judged as that parameter
+    const parameter = parameterOf(deref(after, diff.after[0] as Json).node);
+    if (parameter !== undefined) return { operation, area: 'parameter', rest: [], parameter, subject: parameter.name, member: null, where: `${parameter.in} parameter \`${parameter.name}\`` };
+  }
   if (head === 'parameters' && typeof rest[1] === 'number') {
     const whole = rest.length === 2;
-    const parameter = parameterOf(whole ? (diff.action === 'add' ? diff.after : diff.before) : walk(before, path.slice(0, 5)).node) ??
+    // a whole parameter may be a `$ref`, and its index counts the path item's parameters first (the differ merges
+    // them), so it is resolved from its own value before it is looked up by index
+    const parameter = parameterOf(whole ? (diff.action === 'add' ? deref(after, diff.after).node : deref(before, diff.before).node) : walk(before, path.slice(0, 5)).node) ??
       parameterOf(walk(after, path.slice(0, 5)).node) ?? { name: String(rest[1]), in: 'query', required: false };
     const inner = rest.slice(2);
     const label = `${parameter.in} parameter \`${parameter.name}\``;

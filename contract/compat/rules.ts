@@ -20,6 +20,16 @@ const FLAGS_THAT_NARROW = new Set(['exclusiveMaximum', 'exclusiveMinimum', 'uniq
 const OPAQUE_CONSTRAINTS = new Set(['pattern', 'format', 'multipleOf']);
 const SERIALIZATION = new Set(['style', 'explode', 'allowReserved', 'allowEmptyValue', 'content', 'name', 'in']);
 
+/**
+ * Non-breaking rules that still break a generator's clients of earlier releases, each with what its integrators do: an
+ * option to generate with, or regenerate (docs/versioning.md, "Generator by generator").
+ */
+export const GENERATOR_DEFAULTS: Readonly<Record<string, readonly string[]>> = {
+  'response-property-added': ['java okhttp-gson (regenerate; library native should read it)', 'go (regenerate)'],
+  'response-property-required': ['java okhttp-gson (regenerate; library native should read it)', 'go (regenerate)'],
+  'parameter-added-optional': ['java (useSingleRequestParameter=true)'],
+};
+
 const verdict = (kind: Kind, rule: string): Verdict => ({ kind, rule });
 const is2xx = (status: string | undefined): boolean => status !== undefined && /^2(\d\d|XX)$/.test(status);
 const isAnnotationKey = (key: unknown): boolean => typeof key === 'string' && (ANNOTATIONS.has(key) || (key.startsWith('x-') && !DEPRECATION_DETAILS.has(key) && key !== 'x-required-role'));
@@ -141,6 +151,8 @@ function classifyRequestBody(diff: Diff, where: Location): Verdict {
 function classifyResponse(diff: Diff, where: Location): Verdict {
   const rest = where.rest;
   if (rest.length === 0) {
+    // @hey-api/openapi-ts takes `default` for one more success: the type of `data` widens by its body
+    if (diff.action === 'add' && where.status === 'default') return verdict('breaking', 'default-response-added');
     if (diff.action === 'add') return is2xx(where.status) ? verdict('breaking', 'success-status-added') : verdict('non-breaking', 'error-status-added');
     return verdict('breaking', 'response-status-removed');
   }

@@ -25,4 +25,8 @@ export class NoteRow {
 
   @Column({ name: 'updated_at', type: 'varchar' })
   updatedAt!: string;
+
+  /** Raised by one with every write; the entity tag is derived from it (entity-tags.ts). */
+  @Column({ name: 'revision', type: 'integer', default: 1 })
+  revision!: number;
 }

@@ -13,4 +13,8 @@ export class NotebookRow {
   /** Last time a cell was added, changed or removed. */
   @Column({ name: 'updated_at', type: 'varchar' })
   updatedAt!: string;
+
+  /** Raised by one with every write; the entity tag is derived from it (entity-tags.ts). */
+  @Column({ name: 'revision', type: 'integer', default: 1 })
+  revision!: number;
 }

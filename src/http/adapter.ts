@@ -11,6 +11,7 @@ import { auditRecordOf, type AuditDetails, type AuditRecord, type NamedTargets }
 import { readJsonBody } from './body.js';
 import { deprecationHeaders, deprecationsOf, type Deprecations } from './deprecation.js';
 import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
+import { heldTag } from './conditional.js';
 import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
 import { EncodedJson } from './encoded-json.js';
 import { contractViolation } from './problem.js';
@@ -281,7 +282,10 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, ope
   if (deprecation !== null) for (const name of Object.keys(deprecation)) ctx.res.setHeader(name, deprecation[name]!);
 
   const etag = result.headers?.ETag;
-  if (result.status === 200 && etag !== undefined && declared['304'] !== undefined && matchesEtag(ctx.get('if-none-match'), etag)) {
+  const held = result.status === 200 && etag !== undefined && declared['304'] !== undefined ? heldTag(ctx.get('if-none-match'), etag) : null;
+  if (held !== null) {
+    // the tag as the client holds it (a compressed representation's, maybe: src/http/conditional.ts)
+    ctx.res.setHeader('ETag', held);
     ctx.status = 304;
     ctx.body = null;
     return;
@@ -295,13 +299,6 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, ope
   // before the body, so that Koa does not work one out (and look up its charset) only to have it replaced.
   ctx.res.setHeader('Content-Type', contentType as string);
   ctx.body = isJson ? (encoded ?? JSON.stringify(result.body)) : (result.body as RawBody | Readable);
-}
-
-function matchesEtag(header: string, etag: string): boolean {
-  if (header === '') return false;
-  if (header.trim() === '*') return true;
-  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((candidate) => bare(candidate) === bare(etag));
 }
 
 function allowedMethods(api: OpenAPIBackend, path: string): string {

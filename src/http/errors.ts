@@ -13,6 +13,7 @@ export const PROBLEMS = {
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'ambiguous-tenant': { status: 409, title: 'Ambiguous tenant slug' },
   conflict: { status: 409, title: 'Conflict' },
+  'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Request body too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'range-not-satisfiable': { status: 416, title: 'Range not satisfiable' },
@@ -78,3 +79,14 @@ export const tenantUnavailable = (tenant: string, retryAfterSeconds: number): Ht
   new HttpProblem('tenant-unavailable', `tenant "${tenant}" is still being downloaded; retry later`, {
     headers: { 'Retry-After': String(retryAfterSeconds) },
   });
+
+/**
+ * 412 for a write whose `If-Match` does not name the target's current state: nothing was written. The current
+ * tag is named in the detail and sent as `ETag` (the caller may read the target); none when it no longer exists.
+ */
+export const preconditionFailed = (what: string, current: string | null): HttpProblem =>
+  current === null
+    ? new HttpProblem('precondition-failed', `If-Match does not hold: ${what} does not exist (any more); nothing was written`)
+    : new HttpProblem('precondition-failed', `If-Match does not name the current state of ${what}, which is ${current}; nothing was written`, {
+        headers: { ETag: current },
+      });

@@ -74,7 +74,7 @@ export function cors(origins: readonly string[]): Koa.Middleware {
     // A preflight is answered here, before any token check: browsers never send credentials on it.
     if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method') !== '') {
       ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE');
-      ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, If-None-Match, Range, X-Request-Id');
+      ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, If-Match, If-None-Match, Range, X-Request-Id');
       ctx.set('Access-Control-Max-Age', '600');
       ctx.status = 204;
       return;

@@ -1,7 +1,9 @@
 import type { DataSource } from 'typeorm';
 import type { components } from '../../generated/openapi.js';
+import { rowTag } from '../appdb/entity-tags.js';
 import { NotebookRow } from '../appdb/notebook.entity.js';
 import { readUnit, writeUnit, type AppDbManager, type LockKey } from '../appdb/unit-of-work.js';
+import { assertPrecondition, type Precondition } from '../http/conditional.js';
 import { toApiCell } from './cell-content.js';
 import type { CellRules } from './cell-rules.js';
 import { addReply, appendCell, assertNewCell, deleteCell, listCells, updateCell, type CellOwner, type ReplyInput } from './cell-store.js';
@@ -11,6 +13,18 @@ export type ApiNotebook = components['schemas']['Notebook'];
 
 /** Why a notebook change was not made (the handler answers 404). */
 export type NotebookMiss = 'no-cell' | 'not-discussion';
+
+/** The notebook after a write, with its entity tag. */
+export interface TaggedNotebook {
+  notebook: ApiNotebook;
+  etag: string;
+}
+
+/** The notebook's entity tag, and the notebook unless the caller's copy is current (`isHeld` said so). */
+export interface NotebookRead {
+  etag: string;
+  notebook: ApiNotebook | null;
+}
 
 const ownerOf = (tenantId: string): CellOwner => ({ kind: 'notebook', id: tenantId });
 /** Every write to a tenant's notebook waits for the ones before it (see unit-of-work.ts). */
@@ -28,19 +42,39 @@ async function ensureNotebook(m: AppDbManager, tenantId: string, now: Date): Pro
   return m.findOneByOrFail(NotebookRow, { tenantId });
 }
 
+/** The notebook's entity tag (it changes with every write: see touch). */
+export const notebookTag = (row: NotebookRow): string => rowTag('notebook', row.tenantId, row);
+
 async function touch(m: AppDbManager, row: NotebookRow, now: Date): Promise<void> {
   row.updatedAt = now.toISOString();
-  await m.update(NotebookRow, { tenantId: row.tenantId }, { updatedAt: row.updatedAt });
+  row.revision += 1;
+  await m.update(NotebookRow, { tenantId: row.tenantId }, { updatedAt: row.updatedAt, revision: row.revision });
 }
 
-/** The tenant's notebook; an empty one is created on first access. */
-export async function readNotebook(dataSource: DataSource, tenantId: string): Promise<ApiNotebook> {
+/** Checks `If-Match` against the notebook (inside the write unit, after its lock): 412 when it does not hold. */
+function assertCurrent(row: NotebookRow, precondition: Precondition | undefined): void {
+  assertPrecondition(precondition, `the notebook of ${row.tenantId}`, notebookTag(row));
+}
+
+async function taggedNotebook(m: AppDbManager, row: NotebookRow): Promise<TaggedNotebook> {
+  return { notebook: await toApiNotebook(m, row), etag: notebookTag(row) };
+}
+
+/**
+ * The tenant's notebook and its tag; an empty one is created on first access. When `isHeld` says the caller holds
+ * the current tag, its cells are not read (a revalidation costs one row).
+ */
+export async function readNotebook(dataSource: DataSource, tenantId: string, isHeld: (etag: string) => boolean = () => false): Promise<NotebookRead> {
+  const read = async (m: AppDbManager, row: NotebookRow): Promise<NotebookRead> => {
+    const etag = notebookTag(row);
+    return { etag, notebook: isHeld(etag) ? null : await toApiNotebook(m, row) };
+  };
   const existing = await readUnit(dataSource, async (m) => {
     const row = await m.findOneBy(NotebookRow, { tenantId });
-    return row === null ? null : toApiNotebook(m, row);
+    return row === null ? null : read(m, row);
   });
   if (existing !== null) return existing;
-  return writeUnit(dataSource, lockOf(tenantId), async (m) => toApiNotebook(m, await ensureNotebook(m, tenantId, new Date())));
+  return writeUnit(dataSource, lockOf(tenantId), async (m) => read(m, await ensureNotebook(m, tenantId, new Date())));
 }
 
 /** Appends a cell (400 when it breaks the cell rules); the updated notebook and the new cell's ID. */
@@ -49,14 +83,16 @@ export async function appendNotebookCell(
   rules: CellRules,
   tenantId: string,
   request: { cell: Record<string, unknown>; author?: string | undefined },
-): Promise<{ notebook: ApiNotebook; cellId: string }> {
+  precondition?: Precondition,
+): Promise<TaggedNotebook & { cellId: string }> {
   assertNewCell(rules, request.cell, request.author);
   return writeUnit(dataSource, lockOf(tenantId), async (m) => {
     const now = new Date();
     const notebook = await ensureNotebook(m, tenantId, now);
+    assertCurrent(notebook, precondition);
     const row = await appendCell(m, ownerOf(tenantId), request.cell, request.author, now);
     await touch(m, notebook, now);
-    return { notebook: await toApiNotebook(m, notebook), cellId: row.cellId };
+    return { ...(await taggedNotebook(m, notebook)), cellId: row.cellId };
   });
 }
 
@@ -67,35 +103,45 @@ export async function updateNotebookCell(
   tenantId: string,
   cellId: string,
   change: { updates: Record<string, unknown>; author?: string | undefined },
-): Promise<ApiNotebook | NotebookMiss> {
+  precondition?: Precondition,
+): Promise<TaggedNotebook | NotebookMiss> {
   return writeUnit(dataSource, lockOf(tenantId), async (m) => {
     const now = new Date();
     const notebook = await ensureNotebook(m, tenantId, now);
+    assertCurrent(notebook, precondition);
     if ((await updateCell(m, ownerOf(tenantId), cellId, change, rules, now)) === null) return 'no-cell';
     await touch(m, notebook, now);
-    return toApiNotebook(m, notebook);
+    return taggedNotebook(m, notebook);
   });
 }
 
 /** Deletes a cell; the updated notebook, or 'no-cell'. */
-export async function deleteNotebookCell(dataSource: DataSource, tenantId: string, cellId: string): Promise<ApiNotebook | NotebookMiss> {
+export async function deleteNotebookCell(dataSource: DataSource, tenantId: string, cellId: string, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss> {
   return writeUnit(dataSource, lockOf(tenantId), async (m) => {
     const now = new Date();
     const notebook = await ensureNotebook(m, tenantId, now);
+    assertCurrent(notebook, precondition);
     if (!(await deleteCell(m, ownerOf(tenantId), cellId))) return 'no-cell';
     await touch(m, notebook, now);
-    return toApiNotebook(m, notebook);
+    return taggedNotebook(m, notebook);
   });
 }
 
 /** Appends a reply to a discussion cell; the updated notebook, or why not. */
-export async function replyInNotebook(dataSource: DataSource, tenantId: string, cellId: string, reply: ReplyInput): Promise<ApiNotebook | NotebookMiss> {
+export async function replyInNotebook(
+  dataSource: DataSource,
+  tenantId: string,
+  cellId: string,
+  reply: ReplyInput,
+  precondition?: Precondition,
+): Promise<TaggedNotebook | NotebookMiss> {
   return writeUnit(dataSource, lockOf(tenantId), async (m) => {
     const now = new Date();
     const notebook = await ensureNotebook(m, tenantId, now);
+    assertCurrent(notebook, precondition);
     const outcome = await addReply(m, ownerOf(tenantId), cellId, reply, now);
     if (outcome !== 'added') return outcome;
     await touch(m, notebook, now);
-    return toApiNotebook(m, notebook);
+    return taggedNotebook(m, notebook);
   });
 }

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { components } from '../../generated/openapi.js';
+import { listTag, rowTag } from '../appdb/entity-tags.js';
 import { NoteRow } from '../appdb/note.entity.js';
 import { readUnit, writeUnit, type AppDbManager, type LockKey } from '../appdb/unit-of-work.js';
+import { assertPrecondition, type Precondition } from '../http/conditional.js';
 import { toApiCell } from '../notebooks/cell-content.js';
 import type { CellRules } from '../notebooks/cell-rules.js';
 import {
@@ -52,45 +54,81 @@ function findNote(m: AppDbManager, tenantId: string, noteId: string): Promise<No
   return m.findOneBy(NoteRow, { noteId, tenantId });
 }
 
-async function touch(m: AppDbManager, note: NoteRow, now: Date): Promise<void> {
-  await m.update(NoteRow, { noteId: note.noteId }, { updatedAt: now.toISOString() });
+/** A note's entity tag (it changes with every write of the note or its cells: see touch). */
+export const noteTag = (row: NoteRow): string => rowTag('note', row.noteId, row);
+
+/** Marks a write of the note: `updated_at` and the next revision; the note's new tag. */
+async function touch(m: AppDbManager, note: NoteRow, now: Date, values: Partial<NoteRow> = {}): Promise<string> {
+  note.updatedAt = now.toISOString();
+  note.revision += 1;
+  await m.update(NoteRow, { noteId: note.noteId }, { ...values, updatedAt: note.updatedAt, revision: note.revision });
+  return noteTag(note);
 }
 
-/** Summaries of the tenant's notes, most recently updated first. */
-export function listNotes(dataSource: DataSource, tenantId: string): Promise<ApiNoteSummary[]> {
+/** Finds the note for a write and checks `If-Match` against it (412 when it does not hold, also when there is no note). */
+async function noteForWrite(m: AppDbManager, tenantId: string, noteId: string, precondition: Precondition | undefined): Promise<NoteRow | null> {
+  const note = await findNote(m, tenantId, noteId);
+  assertPrecondition(precondition, `note ${noteId}`, note === null ? null : noteTag(note));
+  return note;
+}
+
+/** An entity tag and what it tags, unless the caller holds that tag already (then null). */
+export interface TaggedRead<T> {
+  etag: string;
+  value: T | null;
+}
+
+/**
+ * Summaries of the tenant's notes, most recently updated first, and the list's tag. When `isHeld` says the caller
+ * holds the current tag, the cells are not counted.
+ */
+export function listNotes(dataSource: DataSource, tenantId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNoteSummary[]>> {
   return readUnit(dataSource, async (m) => {
     const rows = await m.find(NoteRow, { where: { tenantId }, order: { updatedAt: 'DESC', createdAt: 'DESC', noteId: 'ASC' } });
+    const etag = listTag(['notes', tenantId], rows.map(noteTag));
+    if (isHeld(etag)) return { etag, value: null };
     const counts = await countCells(
       m,
       'note',
       rows.map((r) => r.noteId),
     );
-    return rows.map((row) => toApiNoteSummary(row, counts.get(row.noteId) ?? 0));
+    return { etag, value: rows.map((row) => toApiNoteSummary(row, counts.get(row.noteId) ?? 0)) };
   });
 }
 
-/** Creates an empty note by `author` (the git identity's name, or null). */
-export function createNote(dataSource: DataSource, tenantId: string, note: { title: string; tags: string[]; author: string | null }): Promise<ApiNote> {
+/** Creates an empty note by `author` (the git identity's name, or null); the note and its tag. */
+export function createNote(dataSource: DataSource, tenantId: string, note: { title: string; tags: string[]; author: string | null }): Promise<{ note: ApiNote; etag: string }> {
   const noteId = randomUUID();
   return writeUnit(dataSource, lockOf(noteId), async (m) => {
     const stamp = new Date().toISOString();
-    const row = m.create(NoteRow, { noteId, tenantId, title: note.title, tags: note.tags, author: note.author, createdAt: stamp, updatedAt: stamp });
+    const row = m.create(NoteRow, { noteId, tenantId, title: note.title, tags: note.tags, author: note.author, createdAt: stamp, updatedAt: stamp, revision: 1 });
     await m.insert(NoteRow, row);
-    return toApiNote(m, row);
-  });
-}
-
-/** The full note, or null when the tenant has no such note. */
-export function readNote(dataSource: DataSource, tenantId: string, noteId: string): Promise<ApiNote | null> {
-  return readUnit(dataSource, async (m) => {
-    const row = await findNote(m, tenantId, noteId);
-    return row === null ? null : toApiNote(m, row);
+    return { note: await toApiNote(m, row), etag: noteTag(row) };
   });
 }
 
 /**
- * Appends a cell to the note: its ID, or null when the tenant has no such note. 400 when the cell breaks the rules.
- * `author`, when given, is the cell's author whatever the cell says.
+ * The full note and its tag, or null when the tenant has no such note. When `isHeld` says the caller holds the
+ * current tag, the cells are not read.
+ */
+export function readNote(dataSource: DataSource, tenantId: string, noteId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNote> | null> {
+  return readUnit(dataSource, async (m) => {
+    const row = await findNote(m, tenantId, noteId);
+    if (row === null) return null;
+    const etag = noteTag(row);
+    return { etag, value: isHeld(etag) ? null : await toApiNote(m, row) };
+  });
+}
+
+/**
+ * Every note write below checks `precondition` (If-Match) against the note first, under the note's lock: 412 and
+ * nothing written when it does not hold, also when the note does not exist. Each answers the note's new tag, or
+ * null when nothing was written (no such note or cell).
+ */
+
+/**
+ * Appends a cell to the note: its ID and the note's new tag, or null when the tenant has no such note. 400 when
+ * the cell breaks the rules. `author`, when given, is the cell's author whatever the cell says.
  */
 export async function appendNoteCell(
   dataSource: DataSource,
@@ -99,44 +137,59 @@ export async function appendNoteCell(
   noteId: string,
   cell: Record<string, unknown>,
   author?: string,
-): Promise<string | null> {
+  precondition?: Precondition,
+): Promise<{ cellId: string; etag: string } | null> {
   assertNewCell(rules, cell, author);
   return writeUnit(dataSource, lockOf(noteId), async (m) => {
-    const note = await findNote(m, tenantId, noteId);
+    const note = await noteForWrite(m, tenantId, noteId, precondition);
     if (note === null) return null;
     const now = new Date();
     const row = await appendCell(m, ownerOf(noteId), cell, author, now);
-    await touch(m, note, now);
-    return row.cellId;
+    return { cellId: row.cellId, etag: await touch(m, note, now) };
   });
 }
 
-/** Appends a reply to a discussion cell of the note. */
-export function replyInNote(dataSource: DataSource, tenantId: string, noteId: string, cellId: string, reply: ReplyInput): Promise<ReplyOutcome | 'no-note'> {
+/** Appends a reply to a discussion cell of the note: the note's new tag, or why not. */
+export function replyInNote(
+  dataSource: DataSource,
+  tenantId: string,
+  noteId: string,
+  cellId: string,
+  reply: ReplyInput,
+  precondition?: Precondition,
+): Promise<{ etag: string } | Exclude<ReplyOutcome, 'added'> | 'no-note'> {
   return writeUnit(dataSource, lockOf(noteId), async (m) => {
-    const note = await findNote(m, tenantId, noteId);
+    const note = await noteForWrite(m, tenantId, noteId, precondition);
     if (note === null) return 'no-note';
     const now = new Date();
     const outcome = await addReply(m, ownerOf(noteId), cellId, reply, now, 'reply');
-    if (outcome === 'added') await touch(m, note, now);
-    return outcome;
+    if (outcome !== 'added') return outcome;
+    return { etag: await touch(m, note, now) };
   });
 }
 
-/** Replaces title and/or tags; false when the tenant has no such note. */
-export function updateNoteMetadata(dataSource: DataSource, tenantId: string, noteId: string, change: { title?: string | undefined; tags?: string[] | undefined }): Promise<boolean> {
+/** Replaces title and/or tags: the note's new tag, or null when the tenant has no such note. */
+export function updateNoteMetadata(
+  dataSource: DataSource,
+  tenantId: string,
+  noteId: string,
+  change: { title?: string | undefined; tags?: string[] | undefined },
+  precondition?: Precondition,
+): Promise<string | null> {
   return writeUnit(dataSource, lockOf(noteId), async (m) => {
-    const note = await findNote(m, tenantId, noteId);
-    if (note === null) return false;
-    const values: Partial<NoteRow> = { updatedAt: new Date().toISOString() };
+    const note = await noteForWrite(m, tenantId, noteId, precondition);
+    if (note === null) return null;
+    const values: Partial<NoteRow> = {};
     if (change.title !== undefined) values.title = change.title;
     if (change.tags !== undefined) values.tags = change.tags;
-    await m.update(NoteRow, { noteId }, values);
-    return true;
+    return touch(m, note, new Date(), values);
   });
 }
 
-/** Merges `updates` into a cell of the note (`author`, when given, becomes its author); false when the note or the cell does not exist. */
+/**
+ * Merges `updates` into a cell of the note (`author`, when given, becomes its author): the note's new tag, or null
+ * when the note or the cell does not exist.
+ */
 export function updateNoteCell(
   dataSource: DataSource,
   rules: CellRules,
@@ -145,29 +198,31 @@ export function updateNoteCell(
   cellId: string,
   updates: Record<string, unknown>,
   author?: string,
-): Promise<boolean> {
+  precondition?: Precondition,
+): Promise<string | null> {
   return writeUnit(dataSource, lockOf(noteId), async (m) => {
-    const note = await findNote(m, tenantId, noteId);
-    if (note === null) return false;
+    const note = await noteForWrite(m, tenantId, noteId, precondition);
+    if (note === null) return null;
     const now = new Date();
-    if ((await updateCell(m, ownerOf(noteId), cellId, { updates, author }, rules, now)) === null) return false;
-    await touch(m, note, now);
-    return true;
+    if ((await updateCell(m, ownerOf(noteId), cellId, { updates, author }, rules, now)) === null) return null;
+    return touch(m, note, now);
   });
 }
 
-/** Deletes the note with its cells, or only one cell when `cellId` is given; false when either does not exist. */
-export function deleteNote(dataSource: DataSource, tenantId: string, noteId: string, cellId?: string): Promise<boolean> {
+/**
+ * Deletes the note with its cells, or only one cell when `cellId` is given. `deleted` is false when either does
+ * not exist; `etag` is the note's new tag after a cell was deleted.
+ */
+export function deleteNote(dataSource: DataSource, tenantId: string, noteId: string, cellId?: string, precondition?: Precondition): Promise<{ deleted: boolean; etag?: string }> {
   return writeUnit(dataSource, lockOf(noteId), async (m) => {
-    const note = await findNote(m, tenantId, noteId);
-    if (note === null) return false;
+    const note = await noteForWrite(m, tenantId, noteId, precondition);
+    if (note === null) return { deleted: false };
     if (cellId !== undefined) {
-      if (!(await deleteCell(m, ownerOf(noteId), cellId))) return false;
-      await touch(m, note, new Date());
-      return true;
+      if (!(await deleteCell(m, ownerOf(noteId), cellId))) return { deleted: false };
+      return { deleted: true, etag: await touch(m, note, new Date()) };
     }
     await deleteAllCells(m, ownerOf(noteId));
     await m.delete(NoteRow, { noteId });
-    return true;
+    return { deleted: true };
   });
 }

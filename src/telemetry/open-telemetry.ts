@@ -1,7 +1,9 @@
 // The one module that loads the OpenTelemetry SDK, imported by start-tracing.ts only when tracing is configured.
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import os from 'node:os';
-import { DiagLogLevel, SpanStatusCode, diag, isSpanContextValid, trace, type Span } from '@opentelemetry/api';
+import { DiagLogLevel, SpanStatusCode, context, diag, isSpanContextValid, propagation, trace, type Span } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -9,10 +11,18 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes, serviceInstanceIdDetector } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
+} from '@opentelemetry/sdk-trace';
 import type { Logger } from '../logger.js';
 import { installTracer, type RunningTracing, type SpanAttributes, type StepSpan, type Tracer } from './tracing.js';
-import type { TracingConfig } from './tracing-config.js';
+import type { TracesSampler, TracingConfig } from './tracing-config.js';
 
 /** The service name when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES gives one (the log lines' `service`). */
 const SERVICE_NAME = 'analytics-desk-server';
@@ -33,14 +43,19 @@ export function startOpenTelemetry(config: TracingConfig, log: Logger): RunningT
     DiagLogLevel.WARN,
   );
   const exporter = config.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter();
-  const provider = new NodeTracerProvider({
+  const provider = new TracerProvider({
+    sampler: samplerOf(config.sampler.name, config.sampler.ratio),
+    spanLimits: config.spanLimits,
     // service.instance.id (one per process start) and host.name tell instances apart; the OTEL_* variables win
     resource: defaultResource()
       .merge(resourceFromAttributes({ 'service.name': SERVICE_NAME, 'host.name': os.hostname() }))
       .merge(detectResources({ detectors: [serviceInstanceIdDetector, envDetector] })),
-    spanProcessors: [new BatchSpanProcessor(exporter)],
+    spanProcessors: [new BatchSpanProcessor({ exporter, ...config.batch })],
   });
-  provider.register();
+  // What NodeTracerProvider.register() did before SDK 3: async context, the W3C trace-context and baggage propagators.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
+  trace.setGlobalTracerProvider(provider);
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
@@ -76,7 +91,25 @@ function patchLoadedHttp(): void {
   syncBuiltinESMExports();
 }
 
-function stepTracer(tracer: ReturnType<NodeTracerProvider['getTracer']>): Tracer {
+/** The sampler OTEL_TRACES_SAMPLER names (SDK 3 no longer reads the variable itself). */
+function samplerOf(name: TracesSampler, ratio: number): Sampler {
+  switch (name) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(ratio);
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+  }
+}
+
+function stepTracer(tracer: ReturnType<TracerProvider['getTracer']>): Tracer {
   return {
     inSpan(name, attributes, work) {
       return tracer.startActiveSpan(name, { attributes }, async (span) => {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, QueryDeepPartialEntity } from 'typeorm';
 import type { components } from '../../generated/openapi.js';
+import { listTag, rowTag } from '../appdb/entity-tags.js';
 import { SavedViewRow } from '../appdb/saved-view.entity.js';
-import { readUnit, writeUnit, type LockKey } from '../appdb/unit-of-work.js';
+import { readUnit, writeUnit, type AppDbManager, type LockKey } from '../appdb/unit-of-work.js';
+import { assertPrecondition, type Precondition } from '../http/conditional.js';
 import { invalidRequest } from '../http/errors.js';
 
 /** Writes to one view wait for each other (see unit-of-work.ts). */
@@ -14,10 +16,14 @@ export type ApiSavedView = components['schemas']['SavedView'];
 /** Largest `params` object a view stores, as JSON. */
 export const VIEW_PARAMS_LIMIT_BYTES = 64 * 1024;
 
-/** A saved view row as the API returns it. */
+/** A view's entity tag (it changes with every write of the view). */
+export const viewTag = (row: SavedViewRow): string => rowTag('view', row.viewId, row);
+
+/** A saved view row as the API returns it, with its tag. */
 export function toApiView(row: SavedViewRow): ApiSavedView {
   return {
     view_id: row.viewId,
+    etag: viewTag(row),
     tenant_id: row.tenantId,
     entity: row.entity,
     name: row.name,
@@ -35,15 +41,23 @@ function assertParamsSize(params: Record<string, unknown>): void {
   }
 }
 
-/** The tenant's views (of one entity when given), most recently changed first. */
-export function listViews(dataSource: DataSource, tenantId: string, entity?: string): Promise<ApiSavedView[]> {
+/** The tenant's views (of one entity when given), most recently changed first, and the list's tag. */
+export function listViews(dataSource: DataSource, tenantId: string, entity?: string): Promise<{ etag: string; views: ApiSavedView[] }> {
   return readUnit(dataSource, async (m) => {
     const rows = await m.find(SavedViewRow, {
       where: entity === undefined ? { tenantId } : { tenantId, entity },
       order: { updatedAt: 'DESC', createdAt: 'DESC', viewId: 'ASC' },
     });
-    return rows.map(toApiView);
+    const views = rows.map(toApiView);
+    return { etag: listTag(['views', tenantId, entity ?? ''], views.map((v) => v.etag)), views };
   });
+}
+
+/** The view for a write, with `If-Match` checked against it (412 when it does not hold, also when there is no view). */
+async function viewForWrite(m: AppDbManager, tenantId: string, viewId: string, precondition: Precondition | undefined): Promise<SavedViewRow | null> {
+  const row = await m.findOneBy(SavedViewRow, { viewId, tenantId });
+  assertPrecondition(precondition, `view ${viewId}`, row === null ? null : viewTag(row));
+  return row;
 }
 
 /** Stores a new view; 400 when `params` is beyond the size limit. */
@@ -65,6 +79,7 @@ export function createView(
       author: view.author ?? null,
       createdAt: stamp,
       updatedAt: stamp,
+      revision: 1,
     });
     // `params` is typed Record<string, unknown>, which TypeORM's deep-partial type does not accept as is
     await m.insert(SavedViewRow, row as QueryDeepPartialEntity<SavedViewRow>);
@@ -72,28 +87,35 @@ export function createView(
   });
 }
 
-/** Replaces name and/or params; false when the tenant has no such view. */
+/**
+ * Replaces name and/or params: the view's tag after it (unchanged when neither is given), or null when the tenant
+ * has no such view. `precondition` (If-Match) is checked first, under the view's lock: 412 when it does not hold.
+ */
 export function updateView(
   dataSource: DataSource,
   tenantId: string,
   change: { viewId: string; name?: string | undefined; params?: Record<string, unknown> | undefined },
-): Promise<boolean> {
+  precondition?: Precondition,
+): Promise<string | null> {
   if (change.params !== undefined) assertParamsSize(change.params);
   return writeUnit(dataSource, lockOf(change.viewId), async (m) => {
-    const exists = await m.existsBy(SavedViewRow, { viewId: change.viewId, tenantId });
-    if (!exists) return false;
-    if (change.name === undefined && change.params === undefined) return true;
-    const values: QueryDeepPartialEntity<SavedViewRow> = { updatedAt: new Date().toISOString() };
+    const row = await viewForWrite(m, tenantId, change.viewId, precondition);
+    if (row === null) return null;
+    if (change.name === undefined && change.params === undefined) return viewTag(row);
+    row.updatedAt = new Date().toISOString();
+    row.revision += 1;
+    const values: QueryDeepPartialEntity<SavedViewRow> = { updatedAt: row.updatedAt, revision: row.revision };
     if (change.name !== undefined) values.name = change.name;
     if (change.params !== undefined) values.params = change.params as QueryDeepPartialEntity<Record<string, unknown>>;
     await m.update(SavedViewRow, { viewId: change.viewId, tenantId }, values);
-    return true;
+    return viewTag(row);
   });
 }
 
-/** Deletes a view; false when the tenant has no such view. */
-export function deleteView(dataSource: DataSource, tenantId: string, viewId: string): Promise<boolean> {
+/** Deletes a view; false when the tenant has no such view. `precondition` (If-Match) as for updateView. */
+export function deleteView(dataSource: DataSource, tenantId: string, viewId: string, precondition?: Precondition): Promise<boolean> {
   return writeUnit(dataSource, lockOf(viewId), async (m) => {
+    if (precondition !== undefined && (await viewForWrite(m, tenantId, viewId, precondition)) === null) return false;
     const result = await m.delete(SavedViewRow, { viewId, tenantId });
     return (result.affected ?? 0) > 0;
   });

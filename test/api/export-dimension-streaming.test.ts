@@ -65,6 +65,27 @@ describe('dimension export: streaming, disconnects and the row cap', function ()
     await until(() => generationAtStart.isClosed, { what: 'the lease to be released after the client disconnected' });
   });
 
+  it('holds its lease while a paused client of a gzip export does not read, and releases it when the client disconnects', async () => {
+    const entry = server.deps.tenants.resolve('west.hopital-cantonal');
+    const generationAtStart = entry.handle!;
+    const request = http.get(`${server.url}/west.hopital-cantonal/dimensions/materials/export?sort=unit_price`, { headers: { 'accept-encoding': 'gzip' } });
+    const response = await new Promise<http.IncomingMessage>((resolve) => request.once('response', resolve));
+    expect(response.headers['content-encoding']).to.equal('gzip');
+    await new Promise((resolve) => response.once('data', resolve));
+    response.pause();
+    const file = path.join(server.deps.config.klsDir, 'west', 'hopital-cantonal', 'kls.sqlite');
+    fs.copyFileSync(file, `${file}.tmp`);
+    fs.renameSync(`${file}.tmp`, file);
+    await until(async () => ((await (await fetch(`${server.url}/api/db-status/west.hopital-cantonal`)).json()) as { generation: number }).generation === generationAtStart.generation + 1, {
+      what: 'the new file in service',
+    });
+    await until(() => response.readableLength >= response.readableHighWaterMark, { what: "the paused client's buffer to be full" });
+    expect(generationAtStart.isClosed, 'export finished although the client read nothing (no back-pressure through the encoder)').to.equal(false);
+    // the encoder is destroyed with the response; the export behind it must be destroyed too
+    request.destroy();
+    await until(() => generationAtStart.isClosed, { what: 'the lease to be released after the client of the gzip export disconnected' });
+  });
+
   it('keeps answering small requests while an export streams', async () => {
     const exporting = fetch(`${server.url}/west.hopital-cantonal/dimensions/materials/export`).then((res) => res.text());
     const times: number[] = [];

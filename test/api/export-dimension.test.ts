@@ -90,6 +90,39 @@ describe('GET /{tenant}/dimensions/{entity}/export', () => {
     expect(noNote.length - 1).to.equal(kls.prepare('SELECT count(*) FROM dim_materials WHERE note IS NULL').pluck().get());
   });
 
+  it('filters with filter=<column>:<value> as with f.<column>=<value>, repeated and combined with the other form', async () => {
+    expect(await csv('cost_centres', 'filter=active:true')).to.deep.equal(await csv('cost_centres', 'f.active=true'));
+    const both = await csv('cost_centres', 'filter=department:Surgery&filter=active:1');
+    expect(both).to.deep.equal(await csv('cost_centres', 'f.department=Surgery&f.active=true'));
+    expect(both.length).to.be.above(1);
+    expect(await csv('cost_centres', 'filter=department%3ASurgery&f.active=true')).to.deep.equal(both);
+    // split at the first colon: the value may hold colons, and an empty value matches NULL
+    const withColon = await csv('materials', 'filter=note:Zeile%201%3A%20x');
+    expect(withColon).to.have.length(1);
+    const noNote = await csv('materials', 'filter=note:');
+    expect(noNote.length - 1).to.equal(kls.prepare('SELECT count(*) FROM dim_materials WHERE note IS NULL').pluck().get());
+    expect(column(await csv('materials', 'filter=unit_price:1180'), 'material_id')).to.deep.equal(['M-2003']);
+  });
+
+  it('answers 400 problem for a filter value without <column>:, an unknown column, a column filtered twice, a bad value or too many values', async () => {
+    const cases: [string, RegExp][] = [
+      ['filter=active', /must match pattern|must be <column>:<value>/],
+      ['filter=Active:1', /must match pattern|must be <column>:<value>/],
+      ['filter=no_such_column:1', /names no column of cost_centres/],
+      ['filter=active:yes', /must be an integer, or true\/false/],
+      ['filter=active:1&filter=active:0', /filters column active a second time/],
+      ['filter=active:1&f.active=1', /filters column active a second time/],
+      [`filter=department:${'x'.repeat(201)}`, /is longer than 200 characters/],
+      [Array.from({ length: 65 }, (_, i) => `filter=c${i}:1`).join('&'), /more than 64|at most 64|must NOT have more than 64 items/],
+    ];
+    for (const [query, message] of cases) {
+      const res = await call(server.url, exportUrl('cost_centres', query));
+      expectProblem(res, 400);
+      const issues = res.body.errors as { in: string; name: string; message: string }[];
+      expect(issues.some((issue) => issue.in === 'query' && /^f\.|^filter/.test(issue.name) && message.test(issue.message)), `${query.slice(0, 60)}: ${JSON.stringify(issues)}`).to.equal(true);
+    }
+  });
+
   it('sorts by a column in either order, ties in table order', async () => {
     const desc = column(await csv('cost_centres', 'sort=budget_chf&order=desc'), 'budget_chf').map(Number);
     expect(desc).to.deep.equal([...desc].sort((a, b) => b - a));

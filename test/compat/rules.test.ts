@@ -125,6 +125,31 @@ describe('compatibility rules (docs/versioning.md) over api-smart-diff', () => {
     expect(change).to.include({ operation: GET, subject: 'tags', member: 'Item.tags', where: 'response 200 (application/json): property `tags`' });
   });
 
+  it('judges the first parameter of an operation that had none (a header parameter by $ref) as that parameter', () => {
+    const ifMatch = { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } };
+    const changes = contractChanges(
+      ...fixturePair((d) => {
+        d.components.parameters.IfMatch = ifMatch;
+        putItem(d).parameters = [{ $ref: '#/components/parameters/IfMatch' }];
+      }),
+    ).filter((c) => c.operation === PUT);
+    expect(changes.map(label)).to.deep.equal([`non-breaking parameter-added-optional @ ${PUT}`]);
+    expect(changes[0]).to.include({ subject: 'If-Match', where: 'header parameter `If-Match`' });
+  });
+
+  it('names a parameter added to an operation whose path item has parameters of its own', () => {
+    const pathLevel = (d: Doc) => {
+      const item = d.paths['/items/{item_id}'];
+      item.parameters = [item.get.parameters.shift()];
+      d.components.parameters.IfNoneMatch = { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } };
+    };
+    const [before, after] = fixturePair((d) => (pathLevel(d), getItem(d).parameters.push({ $ref: '#/components/parameters/IfNoneMatch' })));
+    pathLevel(before);
+    const changes = contractChanges(before, after).filter((c) => c.kind !== 'annotation');
+    expect(changes.map(label)).to.deep.equal([`non-breaking parameter-added-optional @ ${GET}`]);
+    expect(changes[0]).to.include({ subject: 'If-None-Match', where: 'header parameter `If-None-Match`' });
+  });
+
   it('leaves the documents it compares as they were (api-smart-diff rewrites its inputs)', () => {
     const withAllOf = (d: Doc) => (item(d).properties.input = { description: 'As sent.', allOf: [{ $ref: '#/components/schemas/ItemInput' }] });
     const [before, after] = fixturePair((d) => (withAllOf(d), (item(d).properties.owner = { type: 'string' })));

@@ -1,0 +1,94 @@
+import type Koa from 'koa';
+import { Readable, pipeline } from 'node:stream';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import { codedTag } from './conditional.js';
+
+/*
+ * Content coding negotiated by Accept-Encoding (RFC 9110, 8.4 and 12.5.3), with Node's zlib (decision 13,
+ * docs/decisions/0013-compression.md). Media types that are text (JSON, YAML, HTML, CSS, JavaScript, CSV, plain
+ * text) are compressed; images and PDFs never are (they are compressed already). A body held in memory is
+ * compressed whole when it is at least THRESHOLD_BYTES (below that the coding costs more than it saves); a
+ * streamed body (the CSV export) always, as a stream: chunk by chunk with back-pressure, never buffered, the source
+ * destroyed when the client goes. A request without Accept-Encoding gets the identity bytes as before.
+ */
+
+/** Media types worth compressing (the part before `;`). */
+const COMPRESSIBLE = new Set([
+  'application/json',
+  'application/problem+json',
+  'application/yaml',
+  'application/x-yaml',
+  'text/yaml',
+  'text/html',
+  'text/css',
+  'text/javascript',
+  'application/javascript',
+  'text/csv',
+  'text/plain',
+]);
+
+/** Smallest body held in memory that is compressed. */
+export const THRESHOLD_BYTES = 1024;
+
+/** zlib settings: bodies in memory (small, sent once) get the usual levels; streams the cheapest (see decision 13). */
+export const LEVELS = {
+  whole: { gzip: 6, br: 4 },
+  stream: { gzip: 1, br: 1 },
+} as const;
+
+const NO_BODY = new Set([204, 205, 304]);
+const gzip = promisify(zlib.gzip);
+const brotli = promisify(zlib.brotliCompress);
+
+type Coding = 'br' | 'gzip';
+
+const brotliOptions = (quality: number): zlib.BrotliOptions => ({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: quality, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT } });
+
+/**
+ * The coding to send: br or gzip, whichever the client weighs higher (on a tie, the one it lists first), or null
+ * for identity (no header, `identity`, or neither accepted).
+ */
+export function negotiatedCoding(ctx: Koa.Context): Coding | null {
+  if (ctx.get('accept-encoding').trim() === '') return null;
+  const chosen = ctx.acceptsEncodings('br', 'gzip', 'identity');
+  return chosen === 'br' || chosen === 'gzip' ? chosen : null;
+}
+
+/** Whether a response of this media type may be compressed (and so varies by Accept-Encoding). */
+export function isCompressible(contentType: string): boolean {
+  return COMPRESSIBLE.has(contentType.split(';')[0]!.trim().toLowerCase());
+}
+
+/** The middleware: compresses what the handlers below answered, when the client asks for it. */
+export function compression(): Koa.Middleware {
+  return async (ctx, next) => {
+    await next();
+    const header = (name: string): string => String(ctx.response.get(name) ?? '');
+    // a 304 names a representation whose tag depends on the coding; it varies as its 200 would
+    if (ctx.status === 304 && header('ETag') !== '') ctx.vary('Accept-Encoding');
+    if (!isCompressible(header('Content-Type'))) return;
+    ctx.vary('Accept-Encoding');
+    const body: unknown = ctx.body;
+    if (body === null || body === undefined || ctx.method === 'HEAD' || NO_BODY.has(ctx.status) || ctx.res.headersSent) return;
+    if (header('Content-Encoding') !== '' || /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(header('Cache-Control'))) return;
+    const streamed = body instanceof Readable;
+    const bytes = streamed ? null : Buffer.isBuffer(body) ? body : typeof body === 'string' ? Buffer.from(body) : null;
+    if (!streamed && (bytes === null || bytes.length < THRESHOLD_BYTES)) return;
+    const coding = negotiatedCoding(ctx);
+    if (coding === null) return;
+
+    const etag = header('ETag');
+    if (etag !== '') ctx.set('ETag', codedTag(etag, coding));
+    ctx.set('Content-Encoding', coding);
+    if (bytes !== null) {
+      ctx.body = coding === 'br' ? await brotli(bytes, brotliOptions(LEVELS.whole.br)) : await gzip(bytes, { level: LEVELS.whole.gzip });
+      return;
+    }
+    ctx.remove('Content-Length');
+    const encoder = coding === 'br' ? zlib.createBrotliCompress(brotliOptions(LEVELS.stream.br)) : zlib.createGzip({ level: LEVELS.stream.gzip });
+    // pipeline, not pipe: an error or a client gone (Koa destroys the body it sends) destroys the source too, so an
+    // export stops reading its table
+    ctx.body = pipeline(body as Readable, encoder, () => undefined);
+  };
+}
