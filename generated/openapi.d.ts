@@ -4478,7 +4478,8 @@ export interface components {
          *     and `-br` forms of a tag name the same state) in the same transaction as the
          *     write: when it does not name the current state, or the target no longer exists,
          *     the answer is 412 and nothing is written. Without it, the write is made as
-         *     before. Not of that form: 400.
+         *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+         *     with spaces and tabs around them): 400.
          * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
          */
         IfMatch: string;
@@ -5611,7 +5612,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -5741,7 +5743,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6117,7 +6120,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6197,7 +6201,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6259,7 +6264,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6305,7 +6311,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6622,7 +6629,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6684,7 +6692,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6768,7 +6777,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
