@@ -1713,7 +1713,8 @@ export interface components {
          *     `tenant-not-found` or `route-not-found` (404); `method-not-allowed` (405);
          *     `ambiguous-tenant` or `conflict` (409); `payload-too-large` (413);
          *     `unsupported-media-type` (415); `range-not-satisfiable` (416);
-         *     `misdirected-request` (421); `too-many-requests` (429); `internal-error` (500); `not-implemented` (501);
+         *     `misdirected-request` (421); `too-many-requests` (429);
+         *     `request-header-fields-too-large` (431); `internal-error` (500); `not-implemented` (501);
          *     `bad-gateway` (502); `tenant-unavailable`, `app-database-unavailable` or
          *     `service-unavailable` (503). Clients should branch on `status` and may refine
          *     on `type`.
@@ -3901,6 +3902,27 @@ export interface components {
                  *       "status": 421,
                  *       "detail": "this server does not answer for the host named in the Host header; see ALLOWED_HOSTS",
                  *       "instance": "/api/jumpbar"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The request line and headers together exceed 16 KiB (16,384 bytes), which the
+         *     filters and search text of an export can reach: nothing is read or done, and the
+         *     connection is closed after the answer. Narrow the query or send fewer filters.
+         */
+        RequestHeaderFieldsTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/request-header-fields-too-large",
+                 *       "title": "Request header fields too large",
+                 *       "status": 431,
+                 *       "detail": "the request line and headers exceed 16384 bytes"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -7382,6 +7404,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
