@@ -2736,10 +2736,14 @@ export interface components {
             /**
              * @description The view's entity tag: send it as `If-Match` of `PUT /api/views` and
              *     `DELETE /api/views` to change the view only while it is as read. Every
-             *     change of the view changes it.
+             *     change of the view changes it. Present only in `GET /api/views` with
+             *     `include_etags=true`: a client generated from a release before it (OpenAPI
+             *     Generator's Java client, for one) refuses members it does not know, so it
+             *     is never sent to a caller that did not ask. `POST /api/views` and `PUT /api/views`
+             *     send the tag as `ETag`.
              * @example "Qe7Rk1l0PmXw9pTz4bY8cRjN2aS"
              */
-            etag: string;
+            etag?: string;
             /**
              * @description Composite ID of the tenant the view belongs to.
              * @example ost.kantonsspital
@@ -3747,7 +3751,11 @@ export interface components {
         /**
          * @description Request validation failed: a required parameter is missing, a value does not
          *     match its schema, or the body does not match its schema or the operation's
-         *     rules. `errors[]` holds one entry per issue.
+         *     rules. `errors[]` holds one entry per issue. A JSON body that nests arrays and
+         *     objects deeper than 32 levels, or holds more than 20000 values, is refused
+         *     before it is parsed; a path segment
+         *     that is not percent-encoded UTF-8, or holds a character a URI may carry only
+         *     percent-encoded, is refused before the body is read.
          */
         BadRequest: {
             headers: {
@@ -4031,11 +4039,16 @@ export interface components {
             };
         };
         /**
-         * @description With sign-in (`AUTH_MODE=oidc`) only: the token is valid but does not grant the
+         * @description With sign-in (`AUTH_MODE=oidc`): the token is valid but does not grant the
          *     role the operation needs (see the operation's description), or (refresh) the
          *     scope is wider than the token's tenants claim. `WWW-Authenticate` carries
          *     `error="insufficient_scope"`. Nothing was changed. A tenant outside the tenants
          *     claim is not a 403 but a 404, exactly like a tenant that does not exist.
+         *     Without sign-in: a request that would change the desk (any POST, PUT or DELETE,
+         *     and `GET /api/refresh`) sent from another site, as a browser says with
+         *     `Sec-Fetch-Site: cross-site` or an `Origin` that is neither the server's own nor
+         *     one of the operator's `CORS_ORIGINS` (no `WWW-Authenticate`); requests without
+         *     those headers (tools, generated clients) are not affected.
          */
         Forbidden: {
             headers: {
@@ -4357,6 +4370,12 @@ export interface components {
          * @example cost_centres
          */
         ViewEntityQuery: components["schemas"]["DimensionEntity"];
+        /**
+         * @description `true`: each listed view carries its tag (`etag`), for `If-Match` of `PUT /api/views`
+         *     and `DELETE /api/views`. Without it, views are listed as before tags existed.
+         * @example true
+         */
+        ViewEtagsQuery: boolean;
         /**
          * @description ID of the saved view.
          * @example 6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c
@@ -5559,6 +5578,12 @@ export interface operations {
                  * @example cost_centres
                  */
                 entity?: components["parameters"]["ViewEntityQuery"];
+                /**
+                 * @description `true`: each listed view carries its tag (`etag`), for `If-Match` of `PUT /api/views`
+                 *     and `DELETE /api/views`. Without it, views are listed as before tags existed.
+                 * @example true
+                 */
+                include_etags?: components["parameters"]["ViewEtagsQuery"];
             };
             header?: {
                 /**

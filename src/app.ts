@@ -5,6 +5,7 @@ import { accessRules } from './http/access.js';
 import { auditRefusal, contractMiddleware, createContractBackend } from './http/adapter.js';
 import { auditTrail } from './http/audit.js';
 import { compression } from './http/compression.js';
+import { crossSiteGuard } from './http/cross-site.js';
 import { forwardedClient } from './http/forwarded.js';
 import { hostCheck, hostGuard } from './http/host-guard.js';
 import { problemMiddleware } from './http/problem.js';
@@ -32,6 +33,8 @@ export async function createApp(deps: Deps): Promise<Koa> {
   app.use(problemMiddleware(problems));
   app.use(hostGuard(hostCheck(deps.config.allowedHosts, signIn), auditRefusal(api, rules, signIn)));
   app.use(cors(deps.config.corsOrigins));
+  // with sign-in a page cannot make the browser send the token: only a desk without it needs this
+  if (!signIn) app.use(crossSiteGuard(api, rules, deps.config.corsOrigins, auditRefusal(api, rules, signIn)));
   app.use(contractMiddleware(api, rules, handlers, deps, problems));
   return app;
 }

@@ -227,6 +227,16 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
     problems.push(`HOST=${host} listens beyond this machine without sign-in; set ALLOWED_HOSTS to the host names clients use (or AUTH_MODE=oidc)`);
   }
 
+  const trust = trustProxy(text('TRUST_PROXY'), problems);
+  // Without sign-in the client address is the only identity the limits and the audit have, and the forwarded host
+  // the only one the host check sees behind a proxy: a proxy the server cannot tell apart from any program or page
+  // on this machine (or, for a hop count, from any client) would let each choose its own.
+  if (auth.mode === 'none' && trust !== null && trustsLocalPeers(trust)) {
+    problems.push(
+      `TRUST_PROXY=${text('TRUST_PROXY')} trusts ${trust.kind === 'hops' ? 'every client that reaches the port' : 'programs on this machine'} as a proxy without sign-in, so any of them could choose its own client address and host; list only the proxy's address on another machine, or turn sign-in on (AUTH_MODE=oidc)`,
+    );
+  }
+
   const config: Config = {
     port,
     host,
@@ -271,7 +281,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
       signalToolsPerMinute: integer('SIGNAL_TOOLS_PER_MINUTE', 60, 0, 1_000_000),
       exportLeaseMs: integer('EXPORT_LEASE_MS', 30_000, 1000, 600_000),
     },
-    trustProxy: trustProxy(text('TRUST_PROXY'), problems),
+    trustProxy: trust,
     shutdown: {
       delayMs: integer('SHUTDOWN_DELAY_MS', 0, 0, 600_000),
       timeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
@@ -319,6 +329,20 @@ function trustProxy(raw: string | null, problems: string[]): TrustProxy | null {
     }
   }
   return addresses.length === 0 ? null : { kind: 'addresses', addresses };
+}
+
+/** Whether TRUST_PROXY believes a peer on this machine (a loopback address) or, as a hop count, any peer at all. */
+function trustsLocalPeers(trust: TrustProxy): boolean {
+  if (trust.kind === 'hops') return true;
+  return trust.addresses.some((entry) => {
+    if (entry === 'loopback' || isLoopbackAddress(entry.split('/')[0]!)) return true;
+    try {
+      const trusted = proxyaddr.compile(entry);
+      return trusted('127.0.0.1', 0) || trusted('::1', 0);
+    } catch {
+      return false; // reported as malformed
+    }
+  });
 }
 
 /** A host name, `*.` and a domain, an IPv4 address, a bracketed IPv6 address, or `*`. */

@@ -58,7 +58,7 @@ const MAX_SUB_LENGTH = 255;
 /**
  * Reads the provider's discovery document and its keys (retrying until the start deadline), then verifies tokens
  * with jose: signature with a key of `jwks_uri`, `iss` equal to the issuer, `aud` containing the audience,
- * `exp`/`nbf` within the clock tolerance, `sub` present. Keys are cached; an unknown `kid` fetches them again at
+ * `exp`/`nbf`/`iat` within the clock tolerance, `sub` present. Keys are cached; an unknown `kid` fetches them again at
  * most once per cooldown, and when a fetch fails the keys fetched before stay in use (logged).
  */
 export async function createOidcVerifier(settings: OidcSettings, log: Logger, timing: OidcTiming = DEFAULT_OIDC_TIMING): Promise<TokenVerifier> {
@@ -109,6 +109,11 @@ export async function createOidcVerifier(settings: OidcSettings, log: Logger, ti
       } catch (err) {
         if (err instanceof errors.JOSEError) throw new TokenRejected(rejectionOf(err));
         throw err;
+      }
+      // jose checks that `iat` is a number, not when it was: a token issued in the future is refused like one whose
+      // nbf is, past the same tolerance (a token minted ahead of time would otherwise be good for longer than meant)
+      if (typeof payload.iat === 'number' && payload.iat > now / 1000 + settings.clockToleranceS) {
+        throw new TokenRejected('the token is issued in the future (iat)');
       }
       // jose checks that `sub` is present, not what it holds: limits and audit lines are keyed by it
       if (typeof payload.sub !== 'string' || payload.sub.trim() === '' || payload.sub.length > MAX_SUB_LENGTH) {

@@ -17,6 +17,7 @@ import { EncodedJson } from './encoded-json.js';
 import { contractViolation } from './problem.js';
 import type { ProblemCheck } from './problem-check.js';
 import { matchedRequestHandler } from './matched-request.js';
+import { asUriReference, pathSegmentIssue } from './path-segments.js';
 import { OPERATION_STATE } from './request-context.js';
 import { compiledParseRequest } from './request-parser.js';
 import { compiledMatchOperation } from './route-matcher.js';
@@ -151,6 +152,9 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
         await api.handleRequest(request as Parameters<OpenAPIBackend['handleRequest']>[0], ctx);
         return;
       }
+      // after the host and the token were judged, before the body is read: a path no parameter can be decoded from
+      const pathIssue = pathSegmentIssue(ctx.path, operation.path);
+      if (pathIssue !== null) throw invalidRequest([pathIssue]);
       const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
       if (carriesBody && content !== undefined) request.body = await readJsonBody(ctx, Object.keys(content));
       await matched.handle(request, operation, ctx);
@@ -180,8 +184,9 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
 }
 
 /**
- * Records the audit of a request refused before its handler ran (421): the operation it matched, if any, with its
- * rule, the caller as far as known without a token check, and what its path and query name.
+ * Records the audit of a request refused before its handler ran (421; 403 from another site): the operation it
+ * matched, if any, with its rule, the caller as far as known without a token check, and what its path and query
+ * name.
  */
 export function auditRefusal(api: OpenAPIBackend, rules: ReadonlyMap<string, AccessRule>, signIn: boolean): (ctx: Koa.Context) => AuditRecord {
   return (ctx) => {
@@ -216,6 +221,8 @@ async function nameBodyOfRefusal(ctx: Koa.Context, api: OpenAPIBackend, request:
 
 /** What a request names in its path and query (its body is not read): for a request refused before validation. */
 function namedByUrl(api: OpenAPIBackend, request: Parameters<OpenAPIBackend['handleRequest']>[0], operation: Operation): NamedTargets {
+  // a path that cannot be decoded names nothing: its query still may
+  if (pathSegmentIssue(request.path, operation.path) !== null) return namedIn([request.query]);
   const parsed = api.router.parseRequest(request, operation);
   return namedIn([parsed.params, parsed.query]);
 }
@@ -264,7 +271,7 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, ope
   }
   if (contentType === 'application/problem+json') {
     // typed problem results get the same request fields, and the same check, as thrown ones
-    result.body = { ...(result.body as object), instance: ctx.path, requestId: String(ctx.state.requestId) };
+    result.body = { ...(result.body as object), instance: asUriReference(ctx.path), requestId: String(ctx.state.requestId) };
     const reasons = problems.reasons(operationId, result.status, result.body);
     if (reasons.length > 0) throw contractViolation(ctx, operationId, result.status, reasons);
   }

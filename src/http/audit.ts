@@ -72,6 +72,37 @@ export function auditTrail(log: Logger): Koa.Middleware {
   };
 }
 
+/**
+ * Characters that a tool printing an audit line's text would act on or hide instead of showing: C0 controls
+ * (escape sequences, line breaks), DEL, C1 controls, zero-width and bidirectional formatting characters, the line
+ * and paragraph separators, the byte order mark.
+ */
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+const EVERY_INVISIBLE = new RegExp(INVISIBLE.source, 'g');
+
+/**
+ * Client text as an audit line shows it: C0 controls and DEL become their Unicode control pictures (ESC is `␛`,
+ * LF `␊`, NUL `␀`, DEL `␡`), the other invisible characters `<U+XXXX>`; anything else is kept (docs/audit.md).
+ */
+export function visibleText(text: string): string {
+  if (!INVISIBLE.test(text)) return text;
+  return text.replace(EVERY_INVISIBLE, (char) => {
+    const code = char.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    if (code === 0x7f) return '\u2421';
+    return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
+  });
+}
+
+/** Every text of a line (member names too) made visible, through nested objects. */
+function visibleLine(value: unknown): unknown {
+  if (typeof value === 'string') return visibleText(value);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) out[visibleText(key)] = visibleLine(member);
+  return out;
+}
+
 function auditLine(ctx: Koa.Context, record: AuditRecord, outside: string | null): Record<string, unknown> {
   const caller = record.caller;
   const named = record.named();
@@ -91,5 +122,6 @@ function auditLine(ctx: Koa.Context, record: AuditRecord, outside: string | null
   const clientRequestId = ctx.state[CLIENT_REQUEST_ID_STATE];
   if (clientRequestId !== undefined) line['clientRequestId'] = clientRequestId;
   if (record.details !== null) line['details'] = details;
-  return line;
+  // the tenant, the IDs, a token's sub and email are the client's text: none may steer what prints the line
+  return visibleLine(line) as Record<string, unknown>;
 }

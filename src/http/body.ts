@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
+import { parse as parseJsonText } from '@hapi/bourne';
 import { HttpProblem, invalidRequest } from './errors.js';
+import { jsonShapeProblem } from './json-depth.js';
 
 /** Largest accepted request body (1 MiB); larger bodies answer 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -13,21 +15,21 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const DRAIN_LIMIT_BYTES = 8 * BODY_LIMIT_BYTES;
 
 /**
- * koa-body for JSON only (co-body underneath): UTF-8, at most BODY_LIMIT_BYTES, any JSON value (the contract's
- * schema decides what is allowed, so a non-object body gets the validator's 400, not the parser's), the raw text
- * kept to tell an empty body from a JSON one. Its errors become problems: 413 beyond the limit (declared or
- * counted while reading), 400 for malformed JSON or a body that broke off. Loaded with the first request that
- * has a body: koa-body and what it loads (zod, formidable) are ~10 MB of RSS that a server answering only reads
- * never needs.
+ * koa-body reading the body as text only (co-body underneath: UTF-8, at most BODY_LIMIT_BYTES, compressed bodies
+ * inflated), for the JSON media types; the text is parsed here (see readJsonBody), so that its nesting is judged
+ * before any value is built. Its errors become problems: 413 beyond the limit (declared or counted while reading),
+ * 400 for a body that broke off. Loaded with the first request that has a body: koa-body and what it loads (zod,
+ * formidable) are ~10 MB of RSS that a server answering only reads never needs.
  */
-let jsonParser: Promise<Koa.Middleware> | null = null;
-const parseJson = (ctx: Koa.Context): Promise<void> => {
-  jsonParser ??= import('koa-body').then(({ HttpMethodEnum, koaBody }) =>
+let textReader: Promise<Koa.Middleware> | null = null;
+const readText = (ctx: Koa.Context): Promise<void> => {
+  textReader ??= import('koa-body').then(({ HttpMethodEnum, koaBody }) =>
     koaBody({
-      json: true,
-      jsonStrict: false,
-      jsonLimit: BODY_LIMIT_BYTES,
-      text: false,
+      json: false,
+      text: true,
+      textLimit: BODY_LIMIT_BYTES,
+      // readJsonBody admits only the media types the operation declares, before this runs
+      textTypes: ['application/json', 'application/*+json'],
       urlencoded: false,
       multipart: false,
       encoding: 'utf-8',
@@ -40,15 +42,17 @@ const parseJson = (ctx: Koa.Context): Promise<void> => {
       },
     }) as Koa.Middleware,
   );
-  return jsonParser.then(async (parse) => {
-    await parse(ctx, async () => {});
+  return textReader.then(async (read) => {
+    await read(ctx, async () => {});
   });
 };
 
 /**
  * Reads and parses a JSON request body for an operation whose contract accepts `mediaTypes`.
  * Returns undefined when the request has no body. 415 for another media type or charset, 413 beyond the limit,
- * 400 for malformed JSON.
+ * 400 for JSON nested deeper than MAX_JSON_DEPTH or holding more than MAX_JSON_VALUES values (judged on the text,
+ * before anything is parsed), for malformed JSON and for a `__proto__` member (prototype poisoning:
+ * bourne, as co-body parses).
  */
 export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string[]): Promise<unknown> {
   const declaredLength = ctx.request.length;
@@ -61,9 +65,18 @@ export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string
   if (!mediaTypes.includes(mediaType) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
     throw new HttpProblem('unsupported-media-type', `request body must be ${mediaTypes.join(' or ')} (UTF-8); got "${contentType || 'no Content-Type'}"`);
   }
-  await parseJson(ctx);
-  if ((ctx.request.rawBody ?? '').trim() === '') return undefined;
-  return ctx.request.body;
+  await readText(ctx);
+  const text = ctx.request.rawBody ?? '';
+  if (text.trim() === '') return undefined;
+  const shapeProblem = jsonShapeProblem(text);
+  if (shapeProblem !== null) throw invalidRequest([{ in: 'body', name: '', message: shapeProblem }]);
+  try {
+    const body = parseJsonText(text, { protoAction: 'error' }) as NonNullable<typeof ctx.request.body>;
+    ctx.request.body = body;
+    return body;
+  } catch (err) {
+    throw invalidRequest([{ in: 'body', name: '', message: `malformed JSON: ${(err as Error).message}` }]);
+  }
 }
 
 /** The problem of a body koa-body could not read: co-body and raw-body set `status` and `type` on their errors. */
@@ -75,7 +88,6 @@ function toProblem(err: Error, ctx: Koa.Context): HttpProblem {
     else drainAfterAnswer(ctx.req, ctx.res);
     return new HttpProblem('payload-too-large', `request body exceeds ${BODY_LIMIT_BYTES} bytes`);
   }
-  if (err instanceof SyntaxError) return invalidRequest([{ in: 'body', name: '', message: `malformed JSON: ${err.message}` }]);
   return invalidRequest([{ in: 'body', name: '', message: `the body could not be read: ${err.message}` }]);
 }
 

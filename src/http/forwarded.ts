@@ -45,8 +45,12 @@ export function forwardedClient(trust: TrustProxy): Koa.Middleware {
 
 /** The host the request was sent to: a trusted proxy's `X-Forwarded-Host` when there is one, else the `Host` header. */
 export function requestHost(ctx: Koa.Context): string {
-  const forwarded = ctx.state[FORWARDED_HOST_STATE] as string | undefined;
-  return forwarded ?? ctx.get('host');
+  return forwardedHost(ctx) ?? ctx.get('host');
+}
+
+/** The host a trusted proxy forwarded (`X-Forwarded-Host`), or null when none did. */
+export function forwardedHost(ctx: Koa.Context): string | null {
+  return (ctx.state[FORWARDED_HOST_STATE] as string | undefined) ?? null;
 }
 
 /** The last `count` comma-separated entries of a header value (all of them when it has fewer). */

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { isLoopbackAddress } from '../config.js';
-import { HttpProblem } from './errors.js';
-import { requestHost } from './forwarded.js';
+import { HttpProblem, invalidRequest } from './errors.js';
+import { forwardedHost } from './forwarded.js';
 
 /**
  * Whether a request's `Host` header names this server: a loopback name or address (`localhost`, `127.0.0.1`,
@@ -29,22 +29,47 @@ export function hostName(header: string): string | null {
   return match[1]!.replace(/\.$/, '');
 }
 
+/** The authority of an absolute-form request target (`GET http://desk.example.org/health`), else null. */
+function targetAuthority(url: string): string | null {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(url)?.[1] ?? null;
+}
+
+/** How many `Host` header fields the request carried (Node keeps only the first in `headers`). */
+function hostFieldCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 4 && rawHeaders[i]!.toLowerCase() === 'host') count += 1;
+  return count;
+}
+
 /**
- * Refuses, before anything else is done, a request whose `Host` is not one of this server's names: 421 problem.
- * A desk without sign-in listens on loopback; a page the user opens on another site could otherwise reach it
- * through DNS rebinding (its host name made to resolve to 127.0.0.1) and read or write every tenant.
- * `onRefused` records the refusal for the audit line. Behind a trusted proxy (TRUST_PROXY) the host checked is the
- * one the proxy forwarded (`X-Forwarded-Host`), else the `Host` header.
+ * Refuses, before anything else is done, a request that does not name this server: 421 problem. A desk without
+ * sign-in listens on loopback; a page the user opens on another site could otherwise reach it through DNS rebinding
+ * (its host name made to resolve to 127.0.0.1) and read or write every tenant. The host the request names is judged
+ * once, from what the client cannot choose: the `Host` header (or, for an absolute-form target, its authority, which
+ * RFC 9112 section 3.2.2 makes the one that counts) and, behind a trusted proxy (TRUST_PROXY), the host that proxy
+ * forwarded (`X-Forwarded-Host`) too: both must be accepted, so that a client reaching the port directly cannot
+ * name an accepted host in a header of its own. A request with two `Host` fields is a 400 (RFC 9112 section 3.2),
+ * whatever the configuration. `onRefused` records the refusal for the audit line.
  */
 export function hostGuard(accepts: ((hostHeader: string) => boolean) | null, onRefused: (ctx: Koa.Context) => void): Koa.Middleware {
   return async (ctx, next) => {
-    if (accepts === null || accepts(requestHost(ctx))) {
+    if (hostFieldCount(ctx.req.rawHeaders) > 1) {
+      ctx.set('Connection', 'close');
+      throw invalidRequest([{ in: 'header', name: 'Host', message: 'appears more than once' }]);
+    }
+    if (accepts === null) {
+      await next();
+      return;
+    }
+    const named = targetAuthority(ctx.req.url ?? '') ?? ctx.get('host');
+    const forwarded = forwardedHost(ctx);
+    if (accepts(named) && (forwarded === null || accepts(forwarded))) {
       await next();
       return;
     }
     onRefused(ctx);
     // The body, if any, is not read: close the connection after answering.
     ctx.set('Connection', 'close');
-    throw new HttpProblem('misdirected-request', 'this server does not answer for the host named in the Host header; see ALLOWED_HOSTS');
+    throw new HttpProblem('misdirected-request', 'this server does not answer for the host this request names (Host, the target URI or X-Forwarded-Host); see ALLOWED_HOSTS');
   };
 }

@@ -2,13 +2,14 @@ import type Koa from 'koa';
 import { HttpProblem } from './errors.js';
 import type { Logger } from '../logger.js';
 import type { ProblemCheck } from './problem-check.js';
+import { asUriReference } from './path-segments.js';
 import { OPERATION_STATE } from './request-context.js';
 
 /** Writes a problem+json response (the only way errors reach clients). */
 export function sendProblem(ctx: Koa.Context, problem: HttpProblem): void {
   for (const [name, value] of Object.entries(problem.extras.headers ?? {})) ctx.set(name, value);
   ctx.status = problem.status;
-  ctx.body = JSON.stringify(problem.toBody(ctx.path, ctx.state.requestId as string | undefined));
+  ctx.body = JSON.stringify(problem.toBody(asUriReference(ctx.path), ctx.state.requestId as string | undefined));
   ctx.set('Content-Type', 'application/problem+json');
 }
 
@@ -50,6 +51,6 @@ export function problemMiddleware(check: ProblemCheck | null = null): Koa.Middle
 function declaredOrViolation(ctx: Koa.Context, problem: HttpProblem, check: ProblemCheck): HttpProblem {
   const operationId = ctx.state[OPERATION_STATE] as string | undefined;
   if (operationId === undefined || problem.status === 500) return problem;
-  const reasons = check.reasons(operationId, problem.status, problem.toBody(ctx.path, ctx.state.requestId as string | undefined));
+  const reasons = check.reasons(operationId, problem.status, problem.toBody(asUriReference(ctx.path), ctx.state.requestId as string | undefined));
   return reasons.length === 0 ? problem : contractViolation(ctx, operationId, problem.status, reasons);
 }

@@ -19,11 +19,11 @@ export const VIEW_PARAMS_LIMIT_BYTES = 64 * 1024;
 /** A view's entity tag (it changes with every write of the view). */
 export const viewTag = (row: SavedViewRow): string => rowTag('view', row.viewId, row);
 
-/** A saved view row as the API returns it, with its tag. */
-export function toApiView(row: SavedViewRow): ApiSavedView {
+/** A saved view row as the API returns it, with its tag when `withTag` (only callers who ask get it: see `SavedView.etag`). */
+export function toApiView(row: SavedViewRow, withTag = false): ApiSavedView {
   return {
     view_id: row.viewId,
-    etag: viewTag(row),
+    ...(withTag ? { etag: viewTag(row) } : {}),
     tenant_id: row.tenantId,
     entity: row.entity,
     name: row.name,
@@ -41,15 +41,16 @@ function assertParamsSize(params: Record<string, unknown>): void {
   }
 }
 
-/** The tenant's views (of one entity when given), most recently changed first, and the list's tag. */
-export function listViews(dataSource: DataSource, tenantId: string, entity?: string): Promise<{ etag: string; views: ApiSavedView[] }> {
+/** The tenant's views (of one entity when given), most recently changed first, each with its tag when `withTags`, and the list's tag. */
+export function listViews(dataSource: DataSource, tenantId: string, entity?: string, withTags = false): Promise<{ etag: string; views: ApiSavedView[] }> {
   return readUnit(dataSource, async (m) => {
     const rows = await m.find(SavedViewRow, {
       where: entity === undefined ? { tenantId } : { tenantId, entity },
       order: { updatedAt: 'DESC', createdAt: 'DESC', viewId: 'ASC' },
     });
-    const views = rows.map(toApiView);
-    return { etag: listTag(['views', tenantId, entity ?? ''], views.map((v) => v.etag)), views };
+    const views = rows.map((row) => toApiView(row, withTags));
+    // the two representations (with and without tags) are tagged apart
+    return { etag: listTag(['views', tenantId, entity ?? '', withTags ? 'etags' : ''], rows.map(viewTag)), views };
   });
 }
 
@@ -60,12 +61,12 @@ async function viewForWrite(m: AppDbManager, tenantId: string, viewId: string, p
   return row;
 }
 
-/** Stores a new view; 400 when `params` is beyond the size limit. */
+/** Stores a new view: the view and its tag; 400 when `params` is beyond the size limit. */
 export function createView(
   dataSource: DataSource,
   tenantId: string,
   view: { entity: string; name: string; params: Record<string, unknown>; author?: string | undefined },
-): Promise<ApiSavedView> {
+): Promise<{ view: ApiSavedView; etag: string }> {
   assertParamsSize(view.params);
   const viewId = randomUUID();
   return writeUnit(dataSource, lockOf(viewId), async (m) => {
@@ -83,7 +84,7 @@ export function createView(
     });
     // `params` is typed Record<string, unknown>, which TypeORM's deep-partial type does not accept as is
     await m.insert(SavedViewRow, row as QueryDeepPartialEntity<SavedViewRow>);
-    return toApiView(row);
+    return { view: toApiView(row), etag: viewTag(row) };
   });
 }
 

@@ -52,7 +52,8 @@ for (const db of APP_DATABASES) {
       const [a, b] = await startTwo();
       const note = (await call(a.url, '/kantonsspital/api/notes', { method: 'POST', json: { title: 'Close review', tags: [] } })).body.note;
       const noteTag = (await call(b.url, `/kantonsspital/api/notes/${note.note_id}`)).headers.get('etag')!;
-      const view = (await call(a.url, '/api/views', { method: 'POST', json: { tenant: 'kantonsspital', entity: 'cost_centres', name: 'v', params: {} } })).body.view;
+      const posted = await call(a.url, '/api/views', { method: 'POST', json: { tenant: 'kantonsspital', entity: 'cost_centres', name: 'v', params: {} } });
+      const view = { ...posted.body.view, etag: posted.headers.get('etag')! };
       const [noteWrites, viewWrites] = await Promise.all([
         Promise.all(
           Array.from({ length: 12 }, (_, seq) =>
@@ -69,7 +70,7 @@ for (const db of APP_DATABASES) {
       const noteWinner = noteWrites.findIndex((r) => r.status === 200);
       expect((await call(b.url, `/kantonsspital/api/notes/${note.note_id}`)).body.note.title).to.equal(`title ${noteWinner}`);
       const viewWinner = viewWrites.findIndex((r) => r.status === 200);
-      const [saved] = (await call(a.url, '/api/views?tenant=kantonsspital')).body.views;
+      const [saved] = (await call(a.url, '/api/views?tenant=kantonsspital&include_etags=true')).body.views;
       expect(saved.name).to.equal(`name ${viewWinner}`);
       expect(saved.etag).to.equal(viewWrites[viewWinner]!.headers.get('etag'));
     });

@@ -3,6 +3,8 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { DEMO_FINDING, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { callWithHost, expectProblem } from '../helpers/http.js';
+import { OidcProvider } from '../helpers/oidc-provider.js';
+import { bearer, startSignInServer, type SignInServer } from '../helpers/sign-in.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const KEY = 'sk-ant-proxy';
@@ -55,31 +57,37 @@ describe('the client address behind a reverse proxy (TRUST_PROXY)', function () 
     });
   });
 
-  describe('with TRUST_PROXY=loopback (a proxy on this machine)', () => {
-    let server: Awaited<ReturnType<typeof startLoggedServer>>;
+  describe('with TRUST_PROXY=loopback (a proxy on this machine) and sign-in', () => {
+    let provider: OidcProvider;
+    let server: SignInServer;
+    let token: Record<string, string>;
     before(async () => {
-      server = await startLoggedServer(anthropic, { TRUST_PROXY: 'loopback' });
+      provider = await OidcProvider.start();
+      server = await startSignInServer(provider, { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: anthropic.url, NARRATIVE_PER_MINUTE: '1', ALLOWED_HOSTS: 'desk.example.org', TRUST_PROXY: 'loopback' });
+      token = bearer(await provider.token());
     });
-    after(async () => server.close());
+    after(async () => {
+      await server.close();
+      await provider.close();
+    });
 
-    it('counts each client address the proxy forwarded on its own, and audits it', async () => {
+    it('audits the client address the proxy forwarded, and counts limits per sub whatever it forwards', async () => {
       const seen = server.audit().length;
-      expect((await narrate(server.url, { 'x-forwarded-for': '203.0.113.7' })).status).to.equal(200);
-      expect((await narrate(server.url, { 'x-forwarded-for': '203.0.113.8' })).status).to.equal(200);
-      // a client that writes its own X-Forwarded-For: the proxy appends the address it saw, which is what counts
-      expectProblem(await narrate(server.url, { 'x-forwarded-for': '198.51.100.99, 203.0.113.7' }), 429);
-      const lines = server.audit().slice(seen).map((l) => [l.outcome, l.address]);
+      expect((await narrate(server.url, { ...token, 'x-forwarded-for': '203.0.113.7' })).status).to.equal(200);
+      // a client that writes its own X-Forwarded-For: the proxy appends the address it saw, which is what is audited
+      expectProblem(await narrate(server.url, { ...token, 'x-forwarded-for': '198.51.100.99, 203.0.113.8' }), 429);
+      const lines = server.audit().slice(seen).map((l) => [l.outcome, l.address, l.user.sub]);
       expect(lines).to.deep.equal([
-        ['ok', '203.0.113.7'],
-        ['ok', '203.0.113.8'],
-        ['rate-limited', '203.0.113.7'],
+        ['ok', '203.0.113.7', 'u-anna'],
+        ['rate-limited', '203.0.113.8', 'u-anna'],
       ]);
     });
 
-    it('checks the host the proxy forwarded instead of the Host header', async () => {
+    it('checks the host the proxy forwarded as well as the Host header', async () => {
       const forwarded = { 'x-forwarded-for': '203.0.113.20', 'x-forwarded-host': 'desk.example.org' };
-      expect((await callWithHost(server.url, '/health/live', 'upstream.internal', { headers: forwarded })).status).to.equal(200);
-      const misdirected = await callWithHost(server.url, '/health/live', 'localhost', { headers: { ...forwarded, 'x-forwarded-host': 'evil.example' } });
+      expect((await callWithHost(server.url, '/health/live', 'localhost', { headers: forwarded })).status).to.equal(200);
+      expectProblem(await callWithHost(server.url, '/health/live', 'upstream.internal', { headers: forwarded }), 421);
+      const misdirected = await callWithHost(server.url, '/api/identity', 'localhost', { headers: { ...token, ...forwarded, 'x-forwarded-host': 'evil.example' } });
       expectProblem(misdirected, 421);
       const refused = server.audit().at(-1)!;
       expect(refused).to.include({ outcome: 'misdirected', address: '203.0.113.20' });

@@ -118,7 +118,7 @@ export const languages: ScenarioLanguage[] = [
       const client = path.join(work, 'clients', 'java');
       // the generated pom.xml compiles the client (with -Xlint:all) and writes its dependencies' class path
       await runAll([{ command: 'mvn', args: ['-B', '-q', 'compile', 'dependency:build-classpath', '-Dmdep.outputFile=classpath.txt'], cwd: client }]);
-      await runAll([{ command: 'javac', args: ['-Xlint:all', '-Werror', '-cp', javaClasspath(work), '-d', 'classes', 'Scenario.java'], cwd: path.join(work, 'scenarios', 'java') }]);
+      await runAll([{ command: 'javac', args: ['-Xlint:all', '-Werror', '-cp', javaClasspath(work), '-d', 'classes', 'Scenario.java', 'ColumnFilter.java'], cwd: path.join(work, 'scenarios', 'java') }]);
     },
     command: (work) => ({ command: 'java', args: ['-cp', `classes${path.delimiter}${javaClasspath(work)}`, 'Scenario'] }),
   },

@@ -17,6 +17,8 @@ export interface TokenOptions {
   expiresIn?: number;
   /** Seconds from now for `nbf`; omitted by default. */
   notBefore?: number;
+  /** Seconds from now for `iat`; default 0 (now). */
+  issuedAt?: number;
   issuer?: string;
   audience?: string | string[];
   /** Overrides the `kid` header (an unknown kid, say). */
@@ -84,7 +86,7 @@ export class OidcProvider {
     const now = Math.floor(Date.now() / 1000);
     const payload: JWTPayload = { sub: 'u-anna', name: 'Anna Muster', email: 'anna.muster@kantonsspital.example', tenants: ['*'], roles: ['admin'], ...claims };
     for (const name of options.omit ?? []) delete payload[name];
-    const jwt = new SignJWT(payload).setProtectedHeader({ alg: this.key.alg, kid: options.kid ?? this.key.kid, typ: 'JWT' }).setIssuedAt(now);
+    const jwt = new SignJWT(payload).setProtectedHeader({ alg: this.key.alg, kid: options.kid ?? this.key.kid, typ: 'JWT' }).setIssuedAt(now + (options.issuedAt ?? 0));
     if (!options.omit?.includes('iss')) jwt.setIssuer(options.issuer ?? this.issuer);
     if (!options.omit?.includes('aud')) jwt.setAudience(options.audience ?? this.audience);
     if (!options.omit?.includes('exp')) jwt.setExpirationTime(now + (options.expiresIn ?? 600));

@@ -34,7 +34,9 @@ async function serve(trust: TrustProxy | null): Promise<{ see: (headers: Record<
   return { see, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-const trustOf = (value: string): TrustProxy => loadConfig({ TRUST_PROXY: value }).trustProxy!;
+/** TRUST_PROXY as read with sign-in on (without it, loopback entries and hop counts are refused at start). */
+const withSignIn = (env: Record<string, string>) => loadConfig({ AUTH_MODE: 'oidc', OIDC_ISSUER: 'http://127.0.0.1:1/realms/desk', OIDC_AUDIENCE: 'desk', ...env });
+const trustOf = (value: string): TrustProxy => withSignIn({ TRUST_PROXY: value }).trustProxy!;
 
 describe('client address and host behind trusted proxies (src/http/forwarded.ts)', () => {
   it('ignores X-Forwarded-For and X-Forwarded-Host without TRUST_PROXY', async () => {
@@ -115,8 +117,8 @@ describe('client address and host behind trusted proxies (src/http/forwarded.ts)
 
 describe('TRUST_PROXY, SHUTDOWN_DELAY_MS, SHUTDOWN_TIMEOUT_MS and EXPORT_LEASE_MS (loadConfig)', () => {
   it('reads a hop count or a list of addresses, ranges and names', () => {
-    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).to.deep.equal({ kind: 'hops', hops: 2 });
-    expect(loadConfig({ TRUST_PROXY: ' loopback, 10.0.0.0/8 ,fd00::/8' }).trustProxy).to.deep.equal({ kind: 'addresses', addresses: ['loopback', '10.0.0.0/8', 'fd00::/8'] });
+    expect(withSignIn({ TRUST_PROXY: '2' }).trustProxy).to.deep.equal({ kind: 'hops', hops: 2 });
+    expect(withSignIn({ TRUST_PROXY: ' loopback, 10.0.0.0/8 ,fd00::/8' }).trustProxy).to.deep.equal({ kind: 'addresses', addresses: ['loopback', '10.0.0.0/8', 'fd00::/8'] });
   });
 
   it('refuses a hop count out of range and an entry that is no address, in one line each', () => {

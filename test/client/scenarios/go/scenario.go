@@ -180,11 +180,7 @@ func run(env func(string) string) {
 	report("addToNote")
 
 	// a dimension export with a sort and a column filter, read as CSV text
-	// Column filter hook: this generator sends the free-form `filters` map as `filters[f.active]=true`, which the
-	// server refuses (400), so this export goes without the filter until the contract declares a form the
-	// generator can send; the check of the filtered column below is then made for every language.
-	filtered := false
-	csv := answerOf(client.DimensionsAPI.ExportDimension(ctx, tenant, "cost_centres").Sort("budget_chf").Order(desk.SORTORDER_DESC).Execute()).of("exportDimension")
+	csv, filtered := exportWithFilter(ctx, client, tenant)
 	var rows [][]string
 	for _, line := range strings.Split(strings.TrimRight(csv, "\r\n"), "\r\n") {
 		rows = append(rows, strings.Split(line, ","))
@@ -218,9 +214,9 @@ func run(env func(string) string) {
 	notFound := answerOf(client.ViewsAPI.ListViews(ctx).Tenant("no-such-tenant").Execute()).problem("listViews")
 	check(notFound.Status == 404 && notFound.Title != "" && notFound.Detail != "", "listViews", notFound)
 	reportProblem("listViews", notFound)
-	invalid := answerOf(client.DimensionsAPI.ExportDimension(ctx, tenant, "cost_centres").Sort("no_such_column").Execute()).problem("exportDimension")
-	check(invalid.Status == 400 && invalid.Title != "" && invalid.Detail != "", "exportDimension", invalid)
-	reportProblem("exportDimension", invalid)
+	invalid := answerOf(client.SearchAPI.GetJumpbar(ctx).Mode(desk.JUMPBARMODE_SEARCH).Tenant(tenant).Execute()).problem("getJumpbar")
+	check(invalid.Status == 400 && invalid.Title != "" && invalid.Detail != "", "getJumpbar", invalid)
+	reportProblem("getJumpbar", invalid)
 }
 
 func compare(a, b float64) int {

@@ -39,7 +39,6 @@ import example.desk.client.model.NotebookResponse;
 import example.desk.client.model.OkResult;
 import example.desk.client.model.Problem;
 import example.desk.client.model.SearchResults;
-import example.desk.client.model.SortOrder;
 import example.desk.client.model.TenantList;
 import example.desk.client.model.UpdateViewRequest;
 import example.desk.client.model.ViewListResponse;
@@ -141,44 +140,44 @@ public final class Scenario {
     ContentApi content = new ContentApi(client);
 
     // health
-    Object status = step("getHealth", () -> health.getHealth()).getActualInstance();
+    Object status = step("getHealth", () -> health.getHealth().execute()).getActualInstance();
     String state = status instanceof HealthLocal local ? local.getStatus().getValue()
         : status instanceof HealthStore store ? store.getStatus().getValue() : null;
     check("ok".equals(state), "getHealth", status);
     report("getHealth");
 
     // tenants and a search
-    Object tenants = step("getJumpbar", () -> search.getJumpbar(JumpbarMode.TENANTS, null, null, null)).getActualInstance();
+    Object tenants = step("getJumpbar", () -> search.getJumpbar().mode(JumpbarMode.TENANTS).execute()).getActualInstance();
     check(tenants instanceof TenantList list && list.getTenants().stream().anyMatch(t -> t.getId().endsWith("." + tenant)), "getJumpbar", tenants);
     report("getJumpbar tenants");
-    Object hits = step("getJumpbar", () -> search.getJumpbar(JumpbarMode.SEARCH, tenant, "fallpauschale", null)).getActualInstance();
+    Object hits = step("getJumpbar", () -> search.getJumpbar().mode(JumpbarMode.SEARCH).tenant(tenant).q("fallpauschale").execute()).getActualInstance();
     check(hits instanceof SearchResults results
         && results.getProbes().size() + results.getGlossary().size() + results.getEntities().size() + results.getDimensions().size() > 0, "getJumpbar", hits);
     report("getJumpbar search");
 
     // a saved view created, listed, renamed, deleted
     ViewResponse created = step("createView", () -> views.createView(new CreateViewRequest()
-        .tenant(tenant).entity("cost_centres").name(name).params(Map.of("sort", "budget_chf", "order", "desc"))));
+        .tenant(tenant).entity("cost_centres").name(name).params(Map.of("sort", "budget_chf", "order", "desc"))).execute());
     UUID viewId = created.getView().getViewId();
     check(name.equals(created.getView().getName()), "createView", created);
     report("createView");
-    ViewListResponse listed = step("listViews", () -> views.listViews(tenant, "cost_centres"));
+    ViewListResponse listed = step("listViews", () -> views.listViews(tenant).entity("cost_centres").execute());
     check(listed.getViews().stream().anyMatch(view -> view.getViewId().equals(viewId)), "listViews", listed);
     report("listViews");
-    OkResult renamed = step("updateView", () -> views.updateView(new UpdateViewRequest().tenant(tenant).viewId(viewId).name(name + ", renamed")));
+    OkResult renamed = step("updateView", () -> views.updateView(new UpdateViewRequest().tenant(tenant).viewId(viewId).name(name + ", renamed")).execute());
     check(renamed.getOk(), "updateView", renamed);
-    ViewListResponse relisted = step("listViews", () -> views.listViews(tenant, null));
+    ViewListResponse relisted = step("listViews", () -> views.listViews(tenant).execute());
     check(relisted.getViews().stream().anyMatch(view -> view.getViewId().equals(viewId) && (name + ", renamed").equals(view.getName())), "listViews", relisted);
     report("updateView");
-    OkResult deleted = step("deleteView", () -> views.deleteView(tenant, viewId));
+    OkResult deleted = step("deleteView", () -> views.deleteView(tenant, viewId).execute());
     check(deleted.getOk(), "deleteView", deleted);
-    ViewListResponse remaining = step("listViews", () -> views.listViews(tenant, null));
+    ViewListResponse remaining = step("listViews", () -> views.listViews(tenant).execute());
     check(remaining.getViews().stream().noneMatch(view -> view.getViewId().equals(viewId)), "listViews", remaining);
     report("deleteView");
 
     // a notebook cell added and a discussion reply
     NotebookResponse withCell = step("addNotebookCell", () -> notebooks.addNotebookCell(tenant, new AddCellRequest()
-        .cell(new CellInput(new DiscussionCellInput().type(DiscussionCellInput.TypeEnum.DISCUSSION).title(name)))));
+        .cell(new CellInput(new DiscussionCellInput().type(DiscussionCellInput.TypeEnum.DISCUSSION).title(name)))).execute());
     JsonObject discussion = null;
     for (JsonElement cell : cellsOf(withCell)) {
       JsonObject fields = cell.getAsJsonObject();
@@ -188,7 +187,7 @@ public final class Scenario {
     report("addNotebookCell");
     UUID cellId = UUID.fromString(discussion.get("id").getAsString());
     NotebookResponse withReply = step("addDiscussionReply", () -> notebooks.addDiscussionReply(tenant, cellId, new AddReplyRequest()
-        .author("Lukas Meier").text(new LocalizedTextInput().en("Confirmed."))));
+        .author("Lukas Meier").text(new LocalizedTextInput().en("Confirmed."))).execute());
     int replies = -1;
     for (JsonElement cell : cellsOf(withReply)) {
       JsonObject fields = cell.getAsJsonObject();
@@ -198,23 +197,21 @@ public final class Scenario {
     report("addDiscussionReply");
 
     // a note with a cell
-    NoteResponse note = step("createNote", () -> notes.createNote(tenant, new CreateNoteRequest().title(name).tags(List.of("scenario"))));
+    NoteResponse note = step("createNote", () -> notes.createNote(tenant, new CreateNoteRequest().title(name).tags(List.of("scenario"))).execute());
     check(name.equals(note.getNote().getTitle()) && note.getNote().getCells().isEmpty(), "createNote", note);
     report("createNote");
     UUID noteId = note.getNote().getNoteId();
     AddToNoteResult added = step("addToNote", () -> notes.addToNote(tenant, noteId, new AddToNoteRequest()
-        .cell(new CellInput(new ActionCellInput().type(ActionCellInput.TypeEnum.ACTION).text("Invoice the confirmed cases")))));
+        .cell(new CellInput(new ActionCellInput().type(ActionCellInput.TypeEnum.ACTION).text("Invoice the confirmed cases")))).execute());
     check(added.getActualInstance() instanceof CellIdResult, "addToNote", added);
-    NoteResponse read = step("getNote", () -> notes.getNote(tenant, noteId));
+    NoteResponse read = step("getNote", () -> notes.getNote(tenant, noteId).execute());
     check(read.getNote().getCells().size() == 1, "getNote", read);
     report("addToNote");
 
     // a dimension export with a sort and a column filter, read as CSV text
-    // Column filter hook: this generator sends the free-form `filters` map as one value (`filters={f.active=true}`),
-    // which the server refuses (400), so this export goes without the filter until the contract declares a form
-    // the generator can send; the check of the filtered column below is then made for every language.
-    boolean filtered = false;
-    String csv = step("exportDimension", () -> dimensions.exportDimension(tenant, "cost_centres", null, "budget_chf", SortOrder.DESC, null));
+    ColumnFilter.Export export = step("exportDimension", () -> ColumnFilter.exportWithFilter(dimensions, tenant));
+    String csv = export.csv();
+    boolean filtered = export.filtered();
     List<List<String>> rows = new ArrayList<>();
     for (String line : csv.split("\r\n")) rows.add(Arrays.asList(line.split(",", -1)));
     List<String> header = rows.remove(0);
@@ -230,20 +227,20 @@ public final class Scenario {
     report("exportDimension");
 
     // a logo and a report read as bytes
-    byte[] logo = bytesOf(step("getTenantLogo", () -> content.getTenantLogo(tenant)));
+    byte[] logo = bytesOf(step("getTenantLogo", () -> content.getTenantLogo(tenant).execute()));
     check(Arrays.equals(logo, Files.readAllBytes(Path.of(env.get("DESK_LOGO_FILE")))), "getTenantLogo", logo.length + " bytes, not those the server serves");
     report("getTenantLogo");
-    byte[] pdf = bytesOf(step("getReport", () -> content.getReport(tenant, env.get("DESK_REPORT_KEY"))));
+    byte[] pdf = bytesOf(step("getReport", () -> content.getReport(tenant, env.get("DESK_REPORT_KEY")).execute()));
     check(Arrays.equals(pdf, Files.readAllBytes(Path.of(env.get("DESK_REPORT_FILE")))), "getReport", pdf.length + " bytes, not those the server serves");
     report("getReport");
 
     // a 404 and a 400 read as the contract's problem
-    Problem notFound = problemOf("listViews", () -> views.listViews("no-such-tenant", null));
+    Problem notFound = problemOf("listViews", () -> views.listViews("no-such-tenant").execute());
     check(notFound.getStatus() == 404 && !notFound.getTitle().isEmpty() && !notFound.getDetail().isEmpty(), "listViews", notFound);
     reportProblem("listViews", notFound);
-    Problem invalid = problemOf("exportDimension", () -> dimensions.exportDimension(tenant, "cost_centres", null, "no_such_column", null, null));
-    check(invalid.getStatus() == 400 && !invalid.getTitle().isEmpty() && !invalid.getDetail().isEmpty(), "exportDimension", invalid);
-    reportProblem("exportDimension", invalid);
+    Problem invalid = problemOf("getJumpbar", () -> search.getJumpbar().mode(JumpbarMode.SEARCH).tenant(tenant).execute());
+    check(invalid.getStatus() == 400 && !invalid.getTitle().isEmpty() && !invalid.getDetail().isEmpty(), "getJumpbar", invalid);
+    reportProblem("getJumpbar", invalid);
   }
 
   public static void main(String[] args) throws IOException {

@@ -1,0 +1,93 @@
+// JSON bodies at the limits: other clients' p99 (GET /health and a tenant list, open loop) while clients keep
+// sending bodies at the size limit (1 MiB) and the shape limits (MAX_JSON_DEPTH, MAX_JSON_VALUES): nested
+// arrays past the depth limit, 1 MiB of items nested to it and a flat array of 1 MiB of numbers (all refused from
+// the text, before parsing), and the costliest bodies that are parsed: as many values as allowed, nested to the
+// limit, with long strings filling 1 MiB (then refused by the schema), and one 1 MiB string (a definition that the
+// signal checker is then given). Target: p99 under 50 ms during them.
+//
+// `npm run bench -- json-bodies`; JSON_BODIES_SECONDS (default 15) sets the measured phase, JSON_BODIES_SENDERS
+// (default 4) the clients sending bodies at once.
+import { BODY_LIMIT_BYTES } from '../src/http/body.js';
+import { MAX_JSON_VALUES, MAX_JSON_DEPTH } from '../src/http/json-depth.js';
+import { startBenchServer } from './bench-server.js';
+import { describeOpenLoop, openLoop } from './open-loop.js';
+import { fmt, median } from './stats.js';
+
+const TARGET_P99_MS = 50;
+const RATE = 200;
+const SECONDS = Number(process.env.JSON_BODIES_SECONDS ?? 15);
+const SENDERS = Number(process.env.JSON_BODIES_SENDERS ?? 4);
+const OTHERS = ['/health', '/api/jumpbar?mode=tenants'];
+
+/** `count` copies of `item`, comma-separated, as many as fit in `bytes` inside `open` … `close`. */
+function filled(open: string, item: string, close: string, bytes: number): string {
+  const count = Math.floor((bytes - open.length - close.length + 1) / (item.length + 1));
+  return open + Array.from({ length: count }, () => item).join(',') + close;
+}
+
+/** The bodies sent, each as large as the body limit allows, and where: the costliest shapes each limit leaves. */
+function bodies(): { label: string; path: string; text: string }[] {
+  const half = BODY_LIMIT_BYTES / 2;
+  // {"yaml":"x","pad":[ … ]}: the body 1, pad 2, each item nests the rest down to MAX_JSON_DEPTH (30 arrays, a 0)
+  const deepItem = '['.repeat(MAX_JSON_DEPTH - 2) + '0' + ']'.repeat(MAX_JSON_DEPTH - 2);
+  const allowed = MAX_JSON_VALUES - 3;
+  const deepItems = Array.from({ length: Math.floor(allowed / (MAX_JSON_DEPTH - 1)) }, () => deepItem);
+  // the values left after the deep items, as long strings filling 1 MiB
+  const left = allowed - deepItems.length * (MAX_JSON_DEPTH - 1);
+  const prefix = `{"yaml":"x","pad":[${deepItems.join(',')}`;
+  const stringLength = Math.floor((BODY_LIMIT_BYTES - prefix.length - 2) / Math.max(left, 1)) - 3;
+  return [
+    { label: `nested arrays, ${half} deep`, path: '/api/probe-builder/validate', text: '['.repeat(half) + ']'.repeat(half) },
+    { label: `${MAX_JSON_DEPTH} levels deep, 1 MiB of them`, path: '/api/probe-builder/validate', text: filled('{"yaml":"x","pad":[', deepItem, ']}', BODY_LIMIT_BYTES) },
+    { label: 'flat array of numbers, 1 MiB', path: '/api/views', text: filled('[', '0', ']', BODY_LIMIT_BYTES) },
+    {
+      label: `${MAX_JSON_VALUES} values, ${MAX_JSON_DEPTH} deep, 1 MiB`,
+      path: '/api/probe-builder/validate',
+      text: `${prefix}${Array.from({ length: left }, () => `,"${'a'.repeat(stringLength)}"`).join('')}]}`,
+    },
+    { label: 'one string of 1 MiB', path: '/api/probe-builder/validate', text: JSON.stringify({ yaml: 'x'.repeat(BODY_LIMIT_BYTES - 20) }) },
+  ];
+}
+
+export async function run(): Promise<void> {
+  const server = await startBenchServer({ LOG_LEVEL: 'error', SIGNAL_TOOLS_PER_MINUTE: '0' });
+  try {
+    const sent = bodies();
+    for (const { label, text } of sent) if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) throw new Error(`${label}: over the body limit`);
+    const post = async ({ path, text }: { path: string; text: string }): Promise<{ ms: number; status: number }> => {
+      const started = performance.now();
+      const res = await fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+      await res.arrayBuffer();
+      return { ms: performance.now() - started, status: res.status };
+    };
+    for (const body of sent) await post(body); // each path warm: the body reader, each operation's validator
+
+    const alone = await openLoop({ url: server.url, paths: OTHERS, rate: RATE, seconds: 5, warmupSeconds: 1 });
+    const times = new Map<string, { ms: number[]; statuses: Set<number> }>();
+    let running = true;
+    const load = openLoop({ url: server.url, paths: OTHERS, rate: RATE, seconds: SECONDS, warmupSeconds: 1 }).finally(() => (running = false));
+    await Promise.all(
+      Array.from({ length: SENDERS }, async (_, sender) => {
+        for (let i = sender; running; i += 1) {
+          const body = sent[i % sent.length]!;
+          const { ms, status } = await post(body);
+          const entry = times.get(body.label) ?? { ms: [], statuses: new Set<number>() };
+          entry.ms.push(ms);
+          entry.statuses.add(status);
+          times.set(body.label, entry);
+        }
+      }),
+    );
+    const during = await load;
+    console.log(`bodies at the limits (${BODY_LIMIT_BYTES} bytes, depth ${MAX_JSON_DEPTH}), ${SENDERS} clients sending at once (median / max ms, statuses):`);
+    for (const [label, { ms, statuses }] of times) {
+      console.log(`  ${label.padEnd(40)} ${fmt(median(ms)).padStart(7)} / ${fmt(Math.max(...ms)).padStart(7)}  n=${ms.length}  ${[...statuses].join(',')}`);
+    }
+    console.log(`other clients alone:          ${describeOpenLoop(alone)}`);
+    console.log(`other clients during bodies:  ${describeOpenLoop(during)}`);
+    const met = during.latency.p99 < TARGET_P99_MS && during.non2xx === 0;
+    console.log(`target: other clients' p99 < ${TARGET_P99_MS} ms while bodies at the limits arrive: ${met ? 'met' : 'MISSED'} (p99 ${fmt(during.latency.p99)} ms)`);
+  } finally {
+    await server.stop();
+  }
+}

@@ -1,0 +1,54 @@
+import type Koa from 'koa';
+import type { OpenAPIBackend } from 'openapi-backend';
+import type { AccessRule } from './access.js';
+import { HttpProblem } from './errors.js';
+import { forwardedHost } from './forwarded.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether `origin` (an `Origin` header) is the server's own: the scheme's host and port those the request names. */
+function isOwnOrigin(origin: string, ctx: Koa.Context): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // `null` (an opaque origin: a sandboxed frame, a file) and anything else that is no origin
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  const sameHost = (host: string | null): boolean => {
+    if (host === null || host === '') return false;
+    try {
+      return new URL(`${url.protocol}//${host}`).host === url.host;
+    } catch {
+      return false;
+    }
+  };
+  return sameHost(forwardedHost(ctx)) || sameHost(ctx.get('host'));
+}
+
+/**
+ * Refuses, before the body is read, a request that changes a desk without sign-in and comes from another site, the
+ * way a browser-facing server applies Fetch Metadata: an unsafe method (POST, PUT, DELETE), or an operation that
+ * needs the editor or admin role whatever its method (`GET /api/refresh`), carrying `Sec-Fetch-Site: cross-site` or
+ * an `Origin` that is neither the server's own nor listed in CORS_ORIGINS: 403 problem. Browsers send those
+ * headers; tools that do not (curl, generated clients) are not affected, and reads are left to CORS. With sign-in
+ * this is not installed: a page cannot make a browser send the bearer token. `onRefused` records the audit line.
+ */
+export function crossSiteGuard(api: OpenAPIBackend, rules: ReadonlyMap<string, AccessRule>, corsOrigins: readonly string[], onRefused: (ctx: Koa.Context) => void): Koa.Middleware {
+  const listed = new Set(corsOrigins);
+  return async (ctx, next) => {
+    const site = ctx.get('sec-fetch-site');
+    const origin = ctx.get('origin');
+    if ((site === '' && origin === '') || listed.has(origin)) return next();
+    if (site !== 'cross-site' && (origin === '' || isOwnOrigin(origin, ctx))) return next();
+    const operation = api.router.matchOperation({ method: ctx.method, path: ctx.path, headers: {} });
+    const role = operation === undefined ? undefined : rules.get(operation.operationId as string)?.role;
+    // a route that does not exist gets its 404 or 405
+    if (operation === undefined || (SAFE_METHODS.has(ctx.method) && role !== 'editor' && role !== 'admin')) return next();
+    onRefused(ctx);
+    // The body, if any, is not read: close the connection after answering.
+    ctx.set('Connection', 'close');
+    const from = site === 'cross-site' ? 'Sec-Fetch-Site: cross-site' : `Origin ${origin}`;
+    throw new HttpProblem('forbidden', `a request from another site (${from}) may not change a desk without sign-in; only its own pages and the origins in CORS_ORIGINS may`);
+  };
+}
