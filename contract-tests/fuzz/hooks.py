@@ -61,13 +61,29 @@ def _header_patterns(operation):
     return patterns
 
 
+def _removes_a_note_cell_in_a_scenario(ctx, case):
+    """`DELETE /{tenant}/api/notes/{note_id}?cell_id=...` in the stateful phase. It removes only the cell the query
+    names, but `use_after_free` takes the path alone for the removed resource (it ignores the query) and reports the
+    note read afterwards. The other phases send this form as they send every other request."""
+    return (
+        getattr(case.meta.phase.name, "value", case.meta.phase.name) == "stateful"
+        and ctx.operation.definition.raw.get("operationId") == "deleteNote"
+        and "cell_id" in (case.query or {})
+    )
+
+
 @schemathesis.hook
 def filter_case(ctx, case):
-    """No case labelled positive whose header breaks that header's `pattern`. The coverage phase makes no positive
+    """No case labelled positive whose header breaks that header's `pattern`, and no cell removal from a note in a
+    stateful scenario (see above). The coverage phase makes no positive
     value for a header whose pattern needs a character other than a letter or digit (`If-Match`: quotes or `*`), and
     then builds the positive cases of the other parameters with a negative value of that header (`If-Match: 0`), which
     `positive_data_acceptance` takes for a valid request the server refused. Negative cases are kept as they are."""
-    if case.meta is None or not case.meta.generation.mode.is_positive:
+    if case.meta is None:
+        return True
+    if _removes_a_note_cell_in_a_scenario(ctx, case):
+        return False
+    if not case.meta.generation.mode.is_positive:
         return True
     patterns = _header_patterns(ctx.operation)
     for name, value in (case.headers or {}).items():
