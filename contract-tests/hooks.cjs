@@ -349,6 +349,13 @@ function genericSetup(transaction, route, operationId, status, done) {
       if (process.env.CONTRACT_HOST_CHECK !== 'on') skip(transaction, 'the server accepts every Host (sign-in on and ALLOWED_HOSTS unset)');
       else transaction.request.headers.Host = 'misdirected.invalid';
       return done();
+    case 431: {
+      // a request line over 16 KiB: 64 export filters within their limits, percent-encoded
+      const filters = Array.from({ length: 64 }, (_, i) => `filter=${encodeURIComponent(`department:${'\u00fc'.repeat(380)}${i}`)}`).join('&');
+      transaction.request.uri += `${transaction.request.uri.includes('?') ? '&' : '?'}${filters}`;
+      transaction.fullPath = transaction.request.uri;
+      return done();
+    }
     case 429:
       if (ENDPOINT) {
         skip(transaction, "would spend the caller's limit for a minute and refuse the transactions that follow (only in the run that starts its own server)");

@@ -22,13 +22,20 @@ const root = path.resolve(import.meta.dirname, '..');
 export interface LocalWorld {
   readonly url: string;
   readonly hookEnv: Record<string, string>;
+  /** With sign-in, a token of the roles viewer, editor and admin for every tenant (`*`); null without sign-in. */
+  readonly everyRoleToken: string | null;
   /** The last lines of the server's log (printed when Dredd fails). */
   logTail(lines: number): string;
   close(): Promise<void>;
 }
 
+/** How the local server is started: with sign-in (`AUTH_MODE=oidc`, the default) or without (`AUTH_MODE=none`). */
+export interface LocalWorldOptions {
+  readonly signIn?: boolean;
+}
+
 /** Builds the local world in `dataDir` (which the caller removes). */
-export async function startLocalWorld(dataDir: string): Promise<LocalWorld> {
+export async function startLocalWorld(dataDir: string, { signIn = true }: LocalWorldOptions = {}): Promise<LocalWorld> {
   generateDemo({ out: dataDir });
   const klsDir = path.join(dataDir, 'kls');
   // Drift and narratives call out: local fakes speaking the GitHub and Anthropic wire formats answer them
@@ -55,6 +62,7 @@ export async function startLocalWorld(dataDir: string): Promise<LocalWorld> {
   const provider = await OidcProvider.start();
   const tokens = {
     admin: await provider.token({ sub: 'dredd-admin', name: 'Contract Tester', roles: ['admin'], tenants: ['*'] }, { expiresIn: 3600 }),
+    everyRole: await provider.token({ sub: 'fuzz-every-role', name: 'Fuzz Tester', roles: ['viewer', 'editor', 'admin'], tenants: ['*'] }, { expiresIn: 3600 }),
     noRole: await provider.token({ sub: 'dredd-no-role', roles: ['auditor'], tenants: ['*'] }, { expiresIn: 3600 }),
     // one subject per limited operation, so that spending its limit leaves every other transaction alone
     limited: Object.fromEntries(
@@ -76,7 +84,8 @@ export async function startLocalWorld(dataDir: string): Promise<LocalWorld> {
     env: {
       ...process.env, PORT: String(port), DATA_DIR: dataDir, KLS_DIR: klsDir, LOG_LEVEL: 'error', GIT_CONFIG_GLOBAL: gitConfig,
       GITHUB_API_URL: github.url, GITHUB_TOKEN: '', ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: anthropicKey,
-      AUTH_MODE: 'oidc', OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience, APP_DB_URL: appDbUrl,
+      APP_DB_URL: appDbUrl,
+      ...(signIn ? { AUTH_MODE: 'oidc', OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience } : { AUTH_MODE: 'none' }),
       // with sign-in, Host names are checked only when listed: loopback names and this one are accepted
       ALLOWED_HOSTS: 'desk.invalid',
     },
@@ -100,7 +109,7 @@ export async function startLocalWorld(dataDir: string): Promise<LocalWorld> {
     url,
     hookEnv: {
       CONTRACT_MODE: 'local',
-      CONTRACT_SIGN_IN: 'on',
+      CONTRACT_SIGN_IN: signIn ? 'on' : 'off',
       CONTRACT_HOST_CHECK: 'on',
       CONTRACT_DATA_DIR: dataDir,
       CONTRACT_KLS_DIR: klsDir,
@@ -108,6 +117,7 @@ export async function startLocalWorld(dataDir: string): Promise<LocalWorld> {
       CONTRACT_TOKENS: JSON.stringify(tokens),
       CONTRACT_CONTROL_URL: control.url,
     },
+    everyRoleToken: signIn ? tokens.everyRole : null,
     logTail: (lines) => fs.readFileSync(serverLog, 'utf8').split('\n').slice(-lines).join('\n'),
     close,
   };

@@ -1713,7 +1713,8 @@ export interface components {
          *     `tenant-not-found` or `route-not-found` (404); `method-not-allowed` (405);
          *     `ambiguous-tenant` or `conflict` (409); `payload-too-large` (413);
          *     `unsupported-media-type` (415); `range-not-satisfiable` (416);
-         *     `misdirected-request` (421); `too-many-requests` (429); `internal-error` (500); `not-implemented` (501);
+         *     `misdirected-request` (421); `too-many-requests` (429);
+         *     `request-header-fields-too-large` (431); `internal-error` (500); `not-implemented` (501);
          *     `bad-gateway` (502); `tenant-unavailable`, `app-database-unavailable` or
          *     `service-unavailable` (503). Clients should branch on `status` and may refine
          *     on `type`.
@@ -3914,6 +3915,27 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The request line and headers together exceed 16 KiB (16,384 bytes), which the
+         *     filters and search text of an export can reach: nothing is read or done, and the
+         *     connection is closed after the answer. Narrow the query or send fewer filters.
+         */
+        RequestHeaderFieldsTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/request-header-fields-too-large",
+                 *       "title": "Request header fields too large",
+                 *       "status": 431,
+                 *       "detail": "the request line and headers exceed 16384 bytes"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The requested byte range starts beyond the end of the file; `Content-Range` gives the file size. */
         RangeNotSatisfiable: {
             headers: {
@@ -4497,13 +4519,20 @@ export interface components {
          *     and `-br` forms of a tag name the same state) in the same transaction as the
          *     write: when it does not name the current state, or the target no longer exists,
          *     the answer is 412 and nothing is written. Without it, the write is made as
-         *     before. Not of that form: 400.
+         *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+         *     with spaces and tabs around them): 400.
          * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
          */
         IfMatch: string;
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description Path of the added cell, `/{tenant}/api/notebook/cells/{cell_id}` with the tenant as
+         *     the request's path named it: where `PUT` and `DELETE` reach the new cell.
+         * @example /kantonsspital/api/notebook/cells/0b7e4c9a-2f1d-4a6b-9c3e-5d8f1a2b4c6e
+         */
+        CellLocation: string;
         /**
          * @description RFC 6750 challenge: `Bearer realm="analytics-desk"` when no token was sent,
          *     `Bearer realm="analytics-desk", error="invalid_token"` when the token failed a
@@ -5630,7 +5659,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -5760,7 +5790,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6136,7 +6167,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6175,6 +6207,7 @@ export interface operations {
                 headers: {
                     "X-Build-Label": components["headers"]["XBuildLabel"];
                     ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["CellLocation"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6215,7 +6248,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6277,7 +6311,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6323,7 +6358,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6640,7 +6676,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6702,7 +6739,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6786,7 +6824,8 @@ export interface operations {
                  *     and `-br` forms of a tag name the same state) in the same transaction as the
                  *     write: when it does not name the current state, or the target no longer exists,
                  *     the answer is 412 and nothing is written. Without it, the write is made as
-                 *     before. Not of that form: 400.
+                 *     before. Not of that form (`pattern`: `*`, or entity tags separated by commas,
+                 *     with spaces and tabs around them): 400.
                  * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7390,6 +7429,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };

@@ -5,7 +5,10 @@ import { ifMatchOf } from '../src/http/conditional.js';
 import { cellRules } from '../src/notebooks/cell-rules.js';
 import { appendNotebookCell } from '../src/notebooks/notebook.js';
 
-/** POST /{tenant}/api/notebook/cells: appends a cell; 201 with the updated notebook and its tag, 412 when `If-Match` fails. */
+/**
+ * POST /{tenant}/api/notebook/cells: appends a cell; 201 with the updated notebook, its tag and the new cell's path in
+ * `Location`; 412 when `If-Match` fails.
+ */
 export async function addNotebookCell(input: Input<'addNotebookCell'>, deps: Deps): Promise<Result<'addNotebookCell'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
   const precondition = ifMatchOf(input.headers);
@@ -16,5 +19,7 @@ export async function addNotebookCell(input: Input<'addNotebookCell'>, deps: Dep
     { cell: input.body.cell as Record<string, unknown>, author: recordedAuthor(input.caller, input.body.author) },
     precondition,
   );
-  return { status: 201, body: { notebook: added.notebook }, headers: { ETag: added.etag }, touched: { cell_id: added.cellId } };
+  // where the new cell is changed and deleted, under the tenant as the request named it
+  const location = `/${encodeURIComponent(input.path.tenant)}/api/notebook/cells/${added.cellId}`;
+  return { status: 201, body: { notebook: added.notebook }, headers: { ETag: added.etag, Location: location }, touched: { cell_id: added.cellId } };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { answerClientError } from './http/client-error.js';
 import type { Config } from './config.js';
 import { createDeps, type OwnedDeps } from './deps.js';
 import type { OidcTiming } from './auth/oidc.js';
@@ -32,6 +33,7 @@ export async function startServer(config: Config, log: Logger, oidcTiming?: Oidc
     s.once('error', reject);
   });
   server.keepAliveTimeout = 5000;
+  server.on('clientError', answerClientError);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   let closing = false;

@@ -170,7 +170,12 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
       const caller = await authenticate(ctx.get('authorization'), ctx.ip, verifier);
       ctx.state.caller = caller;
       record.caller = caller;
-      authorize(caller, rule);
+      try {
+        authorize(caller, rule);
+      } catch (err) {
+        await nameBodyOfRefusal(ctx, api, request, operation as Operation, record, carriesBody);
+        throw err;
+      }
       await serve();
     } finally {
       privateToCaller(ctx);
@@ -194,6 +199,24 @@ export function auditRefusal(api: OpenAPIBackend, rules: ReadonlyMap<string, Acc
     record.named = () => (operation === undefined ? namedIn([request.query]) : namedByUrl(api, request, operation));
     return record;
   };
+}
+
+/**
+ * A caller whose token was verified but whose role falls short (403): its JSON body is read after all (same limits
+ * as any body) so that the audit line names the tenant and IDs the body names, as it names those of the path and
+ * the query. A body that cannot be read (malformed, too large, another media type) leaves the line at the URL's.
+ */
+async function nameBodyOfRefusal(ctx: Koa.Context, api: OpenAPIBackend, request: Parameters<OpenAPIBackend['handleRequest']>[0], operation: Operation, record: AuditRecord, carriesBody: boolean): Promise<void> {
+  const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
+  if (!carriesBody || content === undefined) return;
+  let body: unknown;
+  try {
+    body = await readJsonBody(ctx, Object.keys(content));
+  } catch {
+    return;
+  }
+  const parsed = api.router.parseRequest(request, operation);
+  record.named = () => namedIn([parsed.params, parsed.query, body]);
 }
 
 /** What a request names in its path and query (its body is not read): for a request refused before validation. */

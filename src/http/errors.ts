@@ -19,6 +19,7 @@ export const PROBLEMS = {
   'range-not-satisfiable': { status: 416, title: 'Range not satisfiable' },
   'misdirected-request': { status: 421, title: 'Misdirected request' },
   'too-many-requests': { status: 429, title: 'Too many requests' },
+  'request-header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'internal-error': { status: 500, title: 'Internal server error' },
   'not-implemented': { status: 501, title: 'Not implemented' },
   'bad-gateway': { status: 502, title: 'Upstream service failed' },

@@ -39,6 +39,18 @@ describeEachAppDatabase('POST /{tenant}/api/notebook/cells', (db) => {
     expect(res!.body.notebook.updated_at).to.equal(cells[5]!.created_at);
   });
 
+  it('names the new cell in Location, where PUT and DELETE reach it', async () => {
+    const res = await add('kantonsspital', { cell: { type: 'narrative', text: { en: 'Located' } } });
+    expect(res.status).to.equal(201);
+    const cell = cellsOf(res.body).at(-1)!;
+    const location = res.headers.get('location');
+    expect(location).to.equal(`/kantonsspital/api/notebook/cells/${cell.id}`);
+    const changed = await call(server.url, location!, { method: 'PUT', json: { updates: { text: { en: 'Moved' } } } });
+    expect(changed.status, changed.text).to.equal(200);
+    expect((await call(server.url, location!, { method: 'DELETE' })).status).to.equal(200);
+    expect(cellsOf((await call(server.url, '/kantonsspital/api/notebook')).body).map((c) => c.id)).not.to.include(cell.id);
+  });
+
   it('keeps unknown members, ignores sent ids and replies, and takes the request author over the cell author', async () => {
     const res = await add('kantonsspital', {
       cell: { type: 'discussion', title: 'T', id: 'mine', replies: [{ author: 'x', text: { en: 'x' }, date: '2026-01-01' }], colour: 'amber', author: 'Cell Author' },

@@ -72,6 +72,20 @@ describe('audit trail (docs/audit.md)', () => {
       expect(JSON.stringify(lines)).not.to.include(viewer);
     });
 
+    it('names the tenant and IDs of the body of a write refused for its role', async () => {
+      const viewer = await provider.token({ sub: 'u-vera', email: 'vera@example.org', roles: ['viewer'], tenants: ['ost.*'] });
+      const viewId = randomUUID();
+      const lines = await auditOf(async () => {
+        expectProblem(await call(server.url, '/api/views', { method: 'POST', headers: bearer(viewer), json: { tenant: 'kantonsspital', entity: 'cost_centres', name: 'Refused', params: {} } }), 403);
+        expectProblem(await call(server.url, '/api/views', { method: 'PUT', headers: bearer(viewer), json: { tenant: 'west.rehaklinik', view_id: viewId, name: 'Refused' } }), 403);
+      });
+      expect(lines.map((l) => [l.operationId, l.outcome, l.status, l.tenant, l.ids])).to.deep.equal([
+        ['createView', 'forbidden', 403, 'kantonsspital', {}],
+        ['updateView', 'forbidden', 403, 'west.rehaklinik', { view_id: viewId }],
+      ]);
+      for (const line of lines) expect(line.user).to.deep.equal({ sub: 'u-vera', email: 'vera@example.org' });
+    });
+
     it('audits a narrative with the model and the Gold rows it sent, and an export with the rows it gave', async () => {
       const analyst = await provider.token({ sub: 'u-ada', roles: ['viewer'], tenants: ['*'] });
       const lines = await auditOf(async () => {

@@ -153,6 +153,15 @@ describe('GET /{tenant}/dimensions/{entity}/export', () => {
     expectProblem(await call(server.url, exportUrl('cost_centres', `f.note=${'x'.repeat(201)}`)), 400);
   });
 
+  it('answers 431 problem when the filters make the request line longer than 16 KiB, and still serves the next request', async () => {
+    // 64 filters of 400 characters, within the contract's limits, percent-encoded beyond the request line's
+    const filters = Array.from({ length: 64 }, (_, i) => `filter=${encodeURIComponent(`department:${'ü'.repeat(380)}${i}`)}`).join('&');
+    const res = await call(server.url, `/kantonsspital/dimensions/cost_centres/export?${filters}`);
+    expectProblem(res, 431);
+    expect(res.body).to.include({ type: 'https://analytics-desk.example/problems/request-header-fields-too-large', status: 431 });
+    expect((await call(server.url, exportUrl('cost_centres'))).status).to.equal(200);
+  });
+
   it('answers 404 for an unknown entity or tenant, 409 for an ambiguous tenant, 503 for an unusable one', async () => {
     const entity = await call(server.url, exportUrl('no_such_dimension'));
     expectProblem(entity, 404);
