@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../worker-entry.js';
+import { addonLoaded, startWorker } from '../worker-entry.js';
 import { FINAL_REPLIES, type JobReply, type ReaderJob, type ReaderReply, type ReaderRequest, type Readers, type RunningJob } from './protocol.js';
 import { Waiters } from './waiters.js';
 
@@ -31,7 +31,12 @@ class ReaderThread {
   readonly jobs = new Map<number, (reply: JobReply) => void>();
   idleTimer: NodeJS.Timeout | null = null;
 
-  constructor(readonly worker: Worker) {}
+  /** Resolves once the thread has loaded SQLite's native module (or ended): it is terminated only after that. */
+  readonly loaded: Promise<void>;
+
+  constructor(readonly worker: Worker) {
+    this.loaded = addonLoaded(worker);
+  }
 
   post(request: ReaderRequest): void {
     if (this.ready) this.worker.postMessage(request);
@@ -118,6 +123,7 @@ export class ReaderPool implements Readers {
   }
 
   private receive(thread: ReaderThread, reply: ReaderReply): void {
+    if (reply.kind === 'addon-loaded') return;
     if (reply.kind === 'ready') {
       thread.ready = true;
       for (const request of thread.backlog.splice(0)) thread.worker.postMessage(request);
@@ -155,6 +161,7 @@ export class ReaderPool implements Readers {
     for (const [id, onReply] of jobs) onReply({ kind: 'failed', id, message });
     if (this.jobCount === 0) this.noJobs.wake();
     if (this.threads.length === 0) this.noThreads.wake();
+    await thread.loaded;
     await thread.worker.terminate();
   }
 }

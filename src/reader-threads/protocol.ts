@@ -39,7 +39,7 @@ export type JobReply =
   | { kind: 'failed'; id: number; message: string };
 
 /** What a reader thread sends: that it is ready for jobs, or a reply about one. */
-export type ReaderReply = { kind: 'ready' } | JobReply;
+export type ReaderReply = { kind: 'ready' } | { kind: 'addon-loaded' } | JobReply;
 
 /** Replies after which a job is over (it holds no file and no memory on its reader any more). */
 export const FINAL_REPLIES: ReadonlySet<JobReply['kind']> = new Set(['end', 'explained', 'replaced', 'cancelled', 'failed']);

@@ -3,6 +3,7 @@
 import os from 'node:os';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import '../sqlite-addon.js';
 import { parentPort } from 'node:worker_threads';
 import { blockBytesRead } from '../dimensions/json-block.js';
 import type { ReaderReply, ReaderRequest } from './protocol.js';

@@ -1,5 +1,6 @@
 // Worker thread that reads a search sidecar's folded names into typed arrays (name-index.ts) and sends them to
 // the main thread kind by kind, transferring the buffers; everything else it allocated goes when it ends.
+import '../sqlite-addon.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { buildKindNames, toTransfer, type NameWorkerData, type NameWorkerMessage } from './name-index.js';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { startWorker } from '../worker-entry.js';
+import { ADDON_LOADED, addonLoaded, startWorker } from '../worker-entry.js';
 import { SEARCH_KINDS } from './search-kinds.js';
 
 /**
@@ -124,12 +124,13 @@ export class NameIndex {
     return new Promise((resolve, reject) => {
       const kinds: (KindNames | null)[] = SEARCH_KINDS.map(() => null);
       const worker = startWorker(import.meta.url, 'name-index-worker', { file } satisfies NameWorkerData, { maxYoungGenerationSizeMb: 8 });
+      const loaded = addonLoaded(worker);
       let settled = false;
       const settle = (outcome: () => void): void => {
         if (settled) return;
         settled = true;
         clearInterval(watch);
-        void worker.terminate();
+        void loaded.then(() => worker.terminate());
         outcome();
       };
       // a closed sidecar no longer wants its names: stop the worker
@@ -137,6 +138,7 @@ export class NameIndex {
         if (stop()) settle(() => resolve(null));
       }, 100);
       worker.on('message', (message: NameWorkerMessage) => {
+        if (message.kind === 'addon-loaded') return;
         if (message.kind === 'names') kinds[message.rank] = fromTransfer(message);
         else if (message.kind === 'error') settle(() => reject(new Error(message.message)));
         else settle(() => resolve(stop() ? null : NameIndex.of(kinds)));
@@ -413,7 +415,7 @@ interface KindTransfer {
 }
 
 /** Messages of the names worker: one per kind that has items, then `done`; or `error`. */
-export type NameWorkerMessage = KindTransfer | { kind: 'done' } | { kind: 'error'; message: string };
+export type NameWorkerMessage = KindTransfer | { kind: 'done' } | { kind: 'error'; message: string } | typeof ADDON_LOADED;
 
 /** A kind's names as a message and the buffers to transfer with it. */
 export function toTransfer(rank: number, names: KindNames): { message: KindTransfer; transfer: ArrayBuffer[] } {
