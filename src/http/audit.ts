@@ -82,7 +82,8 @@ const EVERY_INVISIBLE = new RegExp(INVISIBLE.source, 'g');
 
 /**
  * Client text as an audit line shows it: C0 controls and DEL become their Unicode control pictures (ESC is `␛`,
- * LF `␊`, NUL `␀`, DEL `␡`), the other invisible characters `<U+XXXX>`; anything else is kept (docs/audit.md).
+ * LF `␊`, NUL `␀`, DEL `␡`), the other invisible characters their code point in hex (`<U+200B>`); anything else is
+ * kept (docs/audit.md).
  */
 export function visibleText(text: string): string {
   if (!INVISIBLE.test(text)) return text;
