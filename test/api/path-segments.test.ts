@@ -3,8 +3,7 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import http from 'node:http';
 import { contractOperations, type ContractOperation } from '../helpers/contract.js';
 import { expectProblem } from '../helpers/http.js';
-import { OidcProvider } from '../helpers/oidc-provider.js';
-import { bearer, startSignInServer, storedState, type SignInServer } from '../helpers/sign-in.js';
+import { bearer, signInWorld, storedState } from '../helpers/sign-in.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** Segments a URI may not hold as they are: malformed or overlong escapes, and characters RFC 3986 leaves out. */
@@ -102,22 +101,13 @@ describe('path segments that cannot be read', function () {
   });
 
   describe('a desk with sign-in', () => {
-    let provider: OidcProvider;
-    let server: SignInServer;
-    before(async () => {
-      provider = await OidcProvider.start();
-      server = await startSignInServer(provider);
-    });
-    after(async () => {
-      await server.close();
-      await provider.close();
-    });
+    const world = signInWorld();
 
     it('answers 401 before it reads the path, on every operation with a path parameter that needs a token', async () => {
       for (const op of templated.filter((o) => o.role !== null)) {
         for (const segment of ['[x]', '%', '%c0%ae']) {
           const [{ url }] = withSegment(op, segment);
-          const res = await send(server.url, op, url!);
+          const res = await send(world.server.url, op, url!);
           expectProblem(res, 401);
           expect(uriReference.test(res.body.instance), `${op.operationId} ${url}`).to.equal(true);
         }
@@ -125,22 +115,22 @@ describe('path segments that cannot be read', function () {
     });
 
     it('answers a viewer 403 on writes and audits it as forbidden; an admin gets the 400, audited as failed; nothing is written', async () => {
-      const before = storedState(server.dataDir);
-      const viewer = bearer(await provider.token({ sub: 'u-viewer', roles: ['viewer'] }));
-      const admin = bearer(await provider.token());
+      const before = storedState(world.server.dataDir);
+      const viewer = bearer(await world.provider.token({ sub: 'u-viewer', roles: ['viewer'] }));
+      const admin = bearer(await world.provider.token());
       const writes = templated.filter((o) => o.role === 'editor' || o.role === 'admin');
       expect(writes.length).to.be.greaterThan(5);
       for (const op of writes) {
         const [{ url }] = withSegment(op, '[00000000-0000-4000-8000-000000000000]');
-        const seen = server.audit().length;
-        expectProblem(await send(server.url, op, url!, viewer), 403);
-        const [refused] = server.audit().slice(seen);
+        const seen = world.server.audit().length;
+        expectProblem(await send(world.server.url, op, url!, viewer), 403);
+        const [refused] = world.server.audit().slice(seen);
         expect(refused, op.operationId).to.include({ operationId: op.operationId, outcome: 'forbidden', status: 403 });
-        expectUnreadablePath(await send(server.url, op, url!, admin), withSegment(op, 'x')[0]!.parameter, `${op.operationId} ${url}`);
-        const [failed] = server.audit().slice(seen + 1);
+        expectUnreadablePath(await send(world.server.url, op, url!, admin), withSegment(op, 'x')[0]!.parameter, `${op.operationId} ${url}`);
+        const [failed] = world.server.audit().slice(seen + 1);
         expect(failed, op.operationId).to.include({ operationId: op.operationId, outcome: 'failed', status: 400 });
       }
-      expect(storedState(server.dataDir)).to.deep.equal(before);
+      expect(storedState(world.server.dataDir)).to.deep.equal(before);
     });
   });
 });

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { OidcTiming } from '../../src/auth/oidc.js';
 import type { ContractOperation } from './contract.js';
-import type { OidcProvider } from './oidc-provider.js';
+import { OidcProvider } from './oidc-provider.js';
 import { startTestServer, type TestServer } from './server.js';
 
 /** A server in AUTH_MODE=oidc over its own demo data, trusting `provider`, with every log line kept. */
@@ -27,6 +27,23 @@ export async function startSignInServer(provider: OidcProvider, env: Record<stri
     ...(timing === undefined ? {} : { oidcTiming: timing }),
   });
   return Object.assign(server, { lines, audit: () => lines.filter((l) => l.audit === true) });
+}
+
+/**
+ * Registers hooks on the enclosing `describe`: a local OpenID provider and a sign-in server trusting it (with `env`),
+ * started before its tests and closed after them. Read `provider` and `server` inside the tests.
+ */
+export function signInWorld(env: Record<string, string> = {}): { readonly provider: OidcProvider; readonly server: SignInServer } {
+  const world = {} as { provider: OidcProvider; server: SignInServer };
+  before(async () => {
+    world.provider = await OidcProvider.start();
+    world.server = await startSignInServer(world.provider, env);
+  });
+  after(async () => {
+    await world.server?.close();
+    await world.provider?.close();
+  });
+  return world;
 }
 
 /** `Authorization` header of a bearer token. */
