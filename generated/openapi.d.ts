@@ -5735,7 +5735,6 @@ export interface operations {
                      * @example {
                      *       "view": {
                      *         "view_id": "6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c",
-                     *         "etag": "\"Qe7Rk1l0PmXw9pTz4bY8cRjN2aS\"",
                      *         "tenant_id": "ost.kantonsspital",
                      *         "entity": "cost_centres",
                      *         "name": "Active cost centres by budget",
