@@ -51,6 +51,25 @@ describe('export leases across instances on one PostgreSQL', function () {
     await until(() => second.take('caller'), { what: 'the slot given back' });
   });
 
+  it('renews the lease of a running export from the clock, so that its slot outlives the first lease', async () => {
+    // a lease of 3 ms renews every millisecond of real time; the expiry it writes is read from the test's clock
+    const renewing = new ExportLeases(stores[0]!, 1, 3, log, clock.now);
+    try {
+      const release = await renewing.take('long export');
+      expect(release).to.be.a('function');
+      clock.advance(60_000);
+      const expiryIs = async (expected: number): Promise<boolean> => {
+        const { rows } = await stores[1]!.query({ text: "SELECT leases FROM cost_limit_exports WHERE key = 'long export'" });
+        return Object.values(rows[0].leases as Record<string, number>).includes(expected);
+      };
+      await until(() => expiryIs(clock.now() + 3), { what: 'the lease renewed on the moved clock' });
+      expect(await second.take('long export')).to.equal(null);
+      release!();
+    } finally {
+      renewing.close();
+    }
+  });
+
   it('sweeps the rows of callers whose leases all expired, and only those', async () => {
     await first.take('gone');
     clock.advance(LEASE_MS / 2);
