@@ -1,17 +1,26 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Document } from 'openapi-backend';
 import { openAppDatabase } from './appdb/app-database.js';
+import { UnitOfWork } from './appdb/unit-of-work.js';
 import { createCostLimiter } from './auth/create-cost-limiter.js';
 import { createOidcVerifier, IssuerUnusable, type OidcTiming, type TokenVerifier } from './auth/oidc.js';
 import { readBuildLabel } from './build-label.js';
 import { ConfigError, type Config } from './config.js';
 import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument } from './contract-document.js';
+import { toIssues } from './http/adapter.js';
 import { readGitIdentity } from './identity/git-identity.js';
+import { CellRules, type SchemaCheck, type SchemaChecks } from './notebooks/cell-rules.js';
+import { AppDbNotebooks } from './notebooks/notebook.js';
+import { AppDbNotes } from './notes/notes.js';
+import { AppDbSavedViews } from './views/saved-views.js';
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
-import type { Metrics } from './metrics/metrics.js';
+import type { AppDbErrorKind, Metrics } from './metrics/metrics.js';
 import { projectRoot } from './project-root.js';
 import { MainThreadReaders } from './reader-threads/main-thread.js';
 import { readerThreads } from './reader-threads/pool.js';
@@ -67,7 +76,11 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   const scanTimer = store === null ? setInterval(() => tenants.scanLocal(), LOCAL_SCAN_INTERVAL_MS) : undefined;
   scanTimer?.unref();
 
-  const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), (kind) => metrics.appDbErrors.inc({ kind }));
+  const appDbFailure = (kind: AppDbErrorKind): void => metrics.appDbErrors.inc({ kind });
+  const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), appDbFailure);
+  // one unit of work and one set of cell rules for every service on the app database
+  const units = new UnitOfWork(appDb, { lockTimeoutMs: config.appDb.lockTimeoutMs, onFailure: appDbFailure });
+  const cellRules = new CellRules(componentSchemaChecks(contract.document));
   const limits = await createCostLimiter(config, log);
   const home = os.homedir();
   const signalTools = new SignalTools(
@@ -84,6 +97,9 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     tenants,
     store,
     appDb,
+    notebooks: new AppDbNotebooks(units, cellRules),
+    notes: new AppDbNotes(units, cellRules),
+    views: new AppDbSavedViews(units),
     identity: (tenant) =>
       readGitIdentity(config.gitWorkspacesDir, tenant === null ? [] : [tenant.compositeId, tenant.slug], fs.existsSync(home) ? home : path.parse(root).root),
     ...createOutboundPorts(config, log),
@@ -115,6 +131,33 @@ async function openOidc(auth: Extract<Config['auth'], { mode: 'oidc' }>, log: Lo
     if (err instanceof IssuerUnusable) throw new ConfigError([`OIDC_ISSUER: ${err.message}`]);
     throw err;
   }
+}
+
+/**
+ * Checks against the contract's component schemas, on one Ajv (full formats, every error reported), each schema
+ * compiled on its first check so that a start compiles none.
+ */
+export function componentSchemaChecks(document: Document): SchemaChecks {
+  let ajv: Ajv | null = null;
+  return (schemaName) => {
+    let validate: ReturnType<Ajv['getSchema']>;
+    const check: SchemaCheck = (value, name) => {
+      if (validate === undefined) {
+        if (ajv === null) {
+          ajv = new Ajv({ strict: false, allErrors: true });
+          addFormats.default(ajv, { mode: 'full' });
+          ajv.addSchema({ $id: 'contract.json', components: (document as { components?: unknown }).components }, 'contract.json');
+        }
+        validate = ajv.getSchema(`contract.json#/components/schemas/${schemaName}`);
+        if (validate === undefined) throw new Error(`the contract has no schema ${schemaName}`);
+      }
+      if (validate(value)) return [];
+      // named as the request validator names a body member, under `name`
+      const at = `/requestBody/${name.split('.').join('/')}`;
+      return toIssues((validate.errors ?? []).map((error): ErrorObject => ({ ...error, instancePath: `${at}${error.instancePath}` })));
+    };
+    return check;
+  };
 }
 
 /** Memoises an asynchronous load; a failed load is tried again on the next call. */

@@ -10,6 +10,11 @@ import type { Drain } from './health/drain.js';
 import type { GitIdentity } from './identity/git-identity.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { Precondition } from './http/conditional.js';
+import type { NotebookMiss, NotebookRead, TaggedNotebook } from './notebooks/notebook.js';
+import type { ReplyInput, ReplyOutcome } from './notebooks/cell-store.js';
+import type { ApiNote, ApiNoteSummary, TaggedRead } from './notes/notes.js';
+import type { ApiSavedView } from './views/saved-views.js';
 import type { Readers } from './reader-threads/protocol.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import type { SearchIndexes } from './search/search-indexes.js';
@@ -28,6 +33,12 @@ export interface Deps {
   /** KLS store mode: the object-store sync (status, refresh); null in local mode. */
   readonly store: KlsStore | null;
   readonly appDb: AppDatabase;
+  /** The tenants' notebooks (on the app database). */
+  readonly notebooks: Notebooks;
+  /** The tenants' notes (on the app database). */
+  readonly notes: Notes;
+  /** The tenants' saved views (on the app database). */
+  readonly views: SavedViews;
   /** Git identity, from the tenant's work tree when one exists, else the global git configuration. */
   readonly identity: (tenant: TenantEntry | null) => Promise<GitIdentity>;
   /** Code-hosting API (GitHub REST via Octokit) for drift; SDK errors translated into drift statuses. */
@@ -50,4 +61,60 @@ export interface Deps {
   readonly drain: Drain;
   /** Prometheus metrics of this server (its own registry); records nothing with METRICS=off. */
   readonly metrics: Metrics;
+}
+
+/** A cell as a request adds it, and the author the server records (the caller's, with sign-in). */
+export interface NewCell {
+  cell: Record<string, unknown>;
+  author?: string | undefined;
+}
+
+/** Members to merge into a stored cell, and the author the server records. */
+export interface CellChange {
+  updates: Record<string, unknown>;
+  author?: string | undefined;
+}
+
+/**
+ * A tenant's notebook. Writes take `precondition` (If-Match: 412 when it fails) and answer the updated notebook
+ * with its new tag; a cell that breaks the cell rules is a 400 problem.
+ */
+export interface Notebooks {
+  /** The notebook (created empty on first access) and its tag; `notebook` null when `isHeld` holds the tag. */
+  read(tenantId: string, isHeld?: (etag: string) => boolean): Promise<NotebookRead>;
+  addCell(tenantId: string, cell: NewCell, precondition?: Precondition): Promise<TaggedNotebook & { cellId: string }>;
+  updateCell(tenantId: string, cellId: string, change: CellChange, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss>;
+  deleteCell(tenantId: string, cellId: string, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss>;
+  addReply(tenantId: string, cellId: string, reply: ReplyInput, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss>;
+}
+
+/**
+ * A tenant's notes. Writes take `precondition` (If-Match: 412 when it fails, also for a missing note) and answer
+ * the note's new tag, or null when the note (or the cell) does not exist.
+ */
+export interface Notes {
+  /** Summaries, most recently updated first, and the list's tag; `value` null when `isHeld` holds the tag. */
+  list(tenantId: string, isHeld?: (etag: string) => boolean): Promise<TaggedRead<ApiNoteSummary[]>>;
+  create(tenantId: string, note: { title: string; tags: string[]; author: string | null }): Promise<{ note: ApiNote; etag: string }>;
+  /** The note with its cells and its tag, or null; `value` null when `isHeld` holds the tag. */
+  read(tenantId: string, noteId: string, isHeld?: (etag: string) => boolean): Promise<TaggedRead<ApiNote> | null>;
+  addCell(tenantId: string, noteId: string, cell: NewCell, precondition?: Precondition): Promise<{ cellId: string; etag: string } | null>;
+  addReply(tenantId: string, noteId: string, cellId: string, reply: ReplyInput, precondition?: Precondition): Promise<{ etag: string } | Exclude<ReplyOutcome, 'added'> | 'no-note'>;
+  updateMetadata(tenantId: string, noteId: string, change: { title?: string | undefined; tags?: string[] | undefined }, precondition?: Precondition): Promise<string | null>;
+  updateCell(tenantId: string, noteId: string, cellId: string, change: CellChange, precondition?: Precondition): Promise<string | null>;
+  /** Deletes the note with its cells; false when there is no such note. */
+  delete(tenantId: string, noteId: string, precondition?: Precondition): Promise<boolean>;
+  deleteCell(tenantId: string, noteId: string, cellId: string, precondition?: Precondition): Promise<string | null>;
+}
+
+/** A tenant's saved views. Writes take `precondition` (If-Match: 412 when it fails, also for a missing view). */
+export interface SavedViews {
+  /** The views (of one entity when given), most recently changed first, each with its tag when `withTags`; the list's tag. */
+  list(tenantId: string, entity?: string, withTags?: boolean): Promise<{ etag: string; views: ApiSavedView[] }>;
+  /** The new view and its tag; 400 when `params` is beyond the size limit. */
+  create(tenantId: string, view: { entity: string; name: string; params: Record<string, unknown>; author?: string | undefined }): Promise<{ view: ApiSavedView; etag: string }>;
+  /** The view's tag after the change (unchanged when nothing is given), or null when there is no such view. */
+  update(tenantId: string, change: { viewId: string; name?: string | undefined; params?: Record<string, unknown> | undefined }, precondition?: Precondition): Promise<string | null>;
+  /** False when there is no such view. */
+  delete(tenantId: string, viewId: string, precondition?: Precondition): Promise<boolean>;
 }
