@@ -30,6 +30,7 @@ import type { Deps } from './ports.js';
 // on first use only (about 35 MB of an idle server's RSS otherwise); `import type` costs nothing at run time.
 import type { CodeHost } from './drift/code-host.js';
 import { DriftCache } from './drift/drift-cache.js';
+import { DriftChecks } from './drift/drift-checks.js';
 import { Drain } from './health/drain.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import type { KlsStore } from './store/kls-store.js';
@@ -176,7 +177,7 @@ function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
  * Drift and narrative ports: the one place an Octokit and an Anthropic client are built.
  * Each SDK is imported and its client built on the first call, so a server that never calls them never loads them.
  */
-function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'codeHost' | 'driftCache' | 'languageModel'> {
+function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'drift' | 'languageModel'> {
   const sdkLog = log.child({ component: 'sdk' });
   const gitHub = loadOnce(async (): Promise<CodeHost> => {
     const [{ Octokit }, { gitHubCodeHost }] = await Promise.all([import('@octokit/rest'), import('./drift/github-code-host.js')]);
@@ -207,18 +208,20 @@ function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'codeHost'
           return anthropicLanguageModel(client, config.narrativeModel, config.narrativeTimeoutMs);
         });
   return {
-    codeHost: {
-      async compare(repo, base, head) {
-        let host: CodeHost;
-        try {
-          host = await gitHub();
-        } catch {
-          return { ok: false, failure: 'fetch_error', message: 'The code-hosting client could not be loaded.' };
-        }
-        return host.compare(repo, base, head);
+    drift: new DriftChecks(
+      {
+        async compare(repo, base, head) {
+          let host: CodeHost;
+          try {
+            host = await gitHub();
+          } catch {
+            return { ok: false, failure: 'fetch_error', message: 'The code-hosting client could not be loaded.' };
+          }
+          return host.compare(repo, base, head);
+        },
       },
-    },
-    driftCache: new DriftCache(),
+      new DriftCache(),
+    ),
     languageModel:
       anthropic === null
         ? null

@@ -4,8 +4,8 @@ import type { TokenVerifier } from './auth/oidc.js';
 import type { BuildLabel } from './build-label.js';
 import type { Config } from './config.js';
 import type { ContractDocument } from './contract-document.js';
-import type { CodeHost } from './drift/code-host.js';
-import type { DriftCache } from './drift/drift-cache.js';
+import type { BuildInfo } from './drift/build-info.js';
+import type { CachedDrift } from './drift/drift-cache.js';
 import type { Drain } from './health/drain.js';
 import type { GitIdentity } from './identity/git-identity.js';
 import type { Logger } from './logger.js';
@@ -41,10 +41,8 @@ export interface Deps {
   readonly views: SavedViews;
   /** Git identity, from the tenant's work tree when one exists, else the global git configuration. */
   readonly identity: (tenant: TenantEntry | null) => Promise<GitIdentity>;
-  /** Code-hosting API (GitHub REST via Octokit) for drift; SDK errors translated into drift statuses. */
-  readonly codeHost: CodeHost;
-  /** Drift reports cached per tenant and file generation. */
-  readonly driftCache: DriftCache;
+  /** Drift reports: the code-hosting API (GitHub REST via Octokit; SDK errors become drift statuses), cached per tenant and file generation. */
+  readonly drift: Drift;
   /** Language-model API (Anthropic Messages) for narratives; null when ANTHROPIC_API_KEY is unset. */
   readonly languageModel: LanguageModel | null;
   /** Signal contract checker and compiler, run as child processes (docs/signal-language.md). */
@@ -105,6 +103,12 @@ export interface Notes {
   /** Deletes the note with its cells; false when there is no such note. */
   delete(tenantId: string, noteId: string, precondition?: Precondition): Promise<boolean>;
   deleteCell(tenantId: string, noteId: string, cellId: string, precondition?: Precondition): Promise<string | null>;
+}
+
+/** Drift of the tenants' builds against their remote reference. */
+export interface Drift {
+  /** The report of the tenant's file at `generation`, whose `build_info` is `buildInfo`, and how long it stays valid. */
+  report(tenantId: string, generation: number, buildInfo: BuildInfo): Promise<CachedDrift>;
 }
 
 /** A tenant's saved views. Writes take `precondition` (If-Match: 412 when it fails, also for a missing view). */
