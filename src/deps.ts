@@ -33,6 +33,7 @@ import { DriftCache } from './drift/drift-cache.js';
 import { DriftChecks } from './drift/drift-checks.js';
 import { Drain } from './health/drain.js';
 import type { LanguageModel } from './narrative/language-model.js';
+import { Narratives } from './narrative/narratives.js';
 import type { KlsStore } from './store/kls-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
@@ -90,6 +91,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     root,
     { ...TOOL_LIMITS, timeoutMs: config.signalToolTimeoutMs },
   );
+  const { drift, languageModel } = createOutboundPorts(config, log);
   return {
     config,
     log,
@@ -103,7 +105,8 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     views: new AppDbSavedViews(units),
     identity: (tenant) =>
       readGitIdentity(config.gitWorkspacesDir, tenant === null ? [] : [tenant.compositeId, tenant.slug], fs.existsSync(home) ? home : path.parse(root).root),
-    ...createOutboundPorts(config, log),
+    drift,
+    narratives: languageModel === null ? null : new Narratives(languageModel, config.afsDir, signalTools.definitions, metrics.narrativeCalls),
     signalTools,
     // the threads are the process's (pool.ts): shared by every server in it, each ending after READER_IDLE_MS idle
     readers: config.readerThreads ? readerThreads() : new MainThreadReaders(),
@@ -177,7 +180,7 @@ function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
  * Drift and narrative ports: the one place an Octokit and an Anthropic client are built.
  * Each SDK is imported and its client built on the first call, so a server that never calls them never loads them.
  */
-function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'drift' | 'languageModel'> {
+function createOutboundPorts(config: Config, log: Logger): { drift: Deps['drift']; languageModel: LanguageModel | null } {
   const sdkLog = log.child({ component: 'sdk' });
   const gitHub = loadOnce(async (): Promise<CodeHost> => {
     const [{ Octokit }, { gitHubCodeHost }] = await Promise.all([import('@octokit/rest'), import('./drift/github-code-host.js')]);

@@ -16,11 +16,12 @@ import type { ReplyInput, ReplyOutcome } from './notebooks/cell-store.js';
 import type { ApiNote, ApiNoteSummary, TaggedRead } from './notes/notes.js';
 import type { ApiSavedView } from './views/saved-views.js';
 import type { Readers } from './reader-threads/protocol.js';
-import type { LanguageModel } from './narrative/language-model.js';
+import type { WrittenNarrative } from './narrative/narratives.js';
+import type { NarrativeFinding, NarrativeLocale } from './narrative/prompt.js';
 import type { SearchIndexes } from './search/search-indexes.js';
 import type { SignalTools } from './signals/signal-tools.js';
 import type { KlsStore } from './store/kls-store.js';
-import type { TenantEntry, Tenants } from './tenants/tenants.js';
+import type { KlsLease, TenantEntry, Tenants } from './tenants/tenants.js';
 
 /** The narrow ports handlers and domain code use; built once by createDeps, replaced wholesale in tests. */
 export interface Deps {
@@ -43,8 +44,8 @@ export interface Deps {
   readonly identity: (tenant: TenantEntry | null) => Promise<GitIdentity>;
   /** Drift reports: the code-hosting API (GitHub REST via Octokit; SDK errors become drift statuses), cached per tenant and file generation. */
   readonly drift: Drift;
-  /** Language-model API (Anthropic Messages) for narratives; null when ANTHROPIC_API_KEY is unset. */
-  readonly languageModel: LanguageModel | null;
+  /** Narratives of findings, written through the language-model API (Anthropic Messages); null when ANTHROPIC_API_KEY is unset. */
+  readonly narratives: NarrativeWriter | null;
   /** Signal contract checker and compiler, run as child processes (docs/signal-language.md). */
   readonly signalTools: SignalTools;
   /** Where exports and explains read tenant files: reader threads, or the main thread in bounded steps (READER_THREADS). */
@@ -103,6 +104,12 @@ export interface Notes {
   /** Deletes the note with its cells; false when there is no such note. */
   delete(tenantId: string, noteId: string, precondition?: Precondition): Promise<boolean>;
   deleteCell(tenantId: string, noteId: string, cellId: string, precondition?: Precondition): Promise<string | null>;
+}
+
+/** Narratives of findings. */
+export interface NarrativeWriter {
+  /** 3 to 4 sentences on `finding` in `locale`, or why not; `lease` (the finding's tenant file) is released before the model is called. */
+  write(lease: KlsLease, finding: NarrativeFinding, locale: NarrativeLocale): Promise<WrittenNarrative>;
 }
 
 /** Drift of the tenants' builds against their remote reference. */
