@@ -9,7 +9,7 @@ export async function explainFinding(input: Input<'explainFinding'>, deps: Deps)
   const { tenant, finding_id: findingId } = input.path;
   const locale = input.query.locale ?? 'en';
   const explanation = await deps.tenants.withKls(tenant, (db, entry) =>
-    explainFindingRecords(db, deps.config.afsDir, deps.signalTools.definitions, findingId, locale, (query) => explainOnReaders(deps.readers, entry.compositeId, db.name, query)),
+    explainFindingRecords(db, deps.signalDefinitions, findingId, locale, (query) => explainOnReaders(deps.readers, entry.compositeId, db.name, query)),
   );
   if (explanation === null) return problemResult('not-found', `tenant "${tenant}" has no finding "${findingId}"`);
   if ('malformed' in explanation) return problemResult('not-found', `finding "${findingId}" of tenant "${tenant}" cannot be explained: ${explanation.malformed}`);

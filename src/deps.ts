@@ -35,6 +35,7 @@ import { Drain } from './health/drain.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import { Narratives } from './narrative/narratives.js';
 import type { KlsStore } from './store/kls-store.js';
+import { AfsDefinitions } from './signals/afs-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
 import { SearchIndexes } from './search/search-indexes.js';
@@ -91,6 +92,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     root,
     { ...TOOL_LIMITS, timeoutMs: config.signalToolTimeoutMs },
   );
+  const signalDefinitions = new AfsDefinitions(config.afsDir, signalTools.definitions);
   const { drift, languageModel } = createOutboundPorts(config, log);
   return {
     config,
@@ -106,8 +108,9 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     identity: (tenant) =>
       readGitIdentity(config.gitWorkspacesDir, tenant === null ? [] : [tenant.compositeId, tenant.slug], fs.existsSync(home) ? home : path.parse(root).root),
     drift,
-    narratives: languageModel === null ? null : new Narratives(languageModel, config.afsDir, signalTools.definitions, metrics.narrativeCalls),
+    narratives: languageModel === null ? null : new Narratives(languageModel, signalDefinitions, metrics.narrativeCalls),
     signalTools,
+    signalDefinitions,
     // the threads are the process's (pool.ts): shared by every server in it, each ending after READER_IDLE_MS idle
     readers: config.readerThreads ? readerThreads() : new MainThreadReaders(),
     searchIndexes,

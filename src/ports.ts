@@ -19,6 +19,7 @@ import type { Readers } from './reader-threads/protocol.js';
 import type { WrittenNarrative } from './narrative/narratives.js';
 import type { NarrativeFinding, NarrativeLocale } from './narrative/prompt.js';
 import type { SearchIndexes } from './search/search-indexes.js';
+import type { AfsDefinitions } from './signals/afs-store.js';
 import type { SignalTools } from './signals/signal-tools.js';
 import type { KlsStore } from './store/kls-store.js';
 import type { KlsLease, TenantEntry, Tenants } from './tenants/tenants.js';
@@ -48,6 +49,8 @@ export interface Deps {
   readonly narratives: NarrativeWriter | null;
   /** Signal contract checker and compiler, run as child processes (docs/signal-language.md). */
   readonly signalTools: SignalTools;
+  /** The signal definitions of the AFS folder (AFS_DIR): listed, loaded, saved, looked up. */
+  readonly signalDefinitions: SignalDefinitions;
   /** Where exports and explains read tenant files: reader threads, or the main thread in bounded steps (READER_THREADS). */
   readonly readers: Readers;
   /** Jumpbar search: one sidecar index per tenant generation, beside the KLS file. */
@@ -105,6 +108,9 @@ export interface Notes {
   delete(tenantId: string, noteId: string, precondition?: Precondition): Promise<boolean>;
   deleteCell(tenantId: string, noteId: string, cellId: string, precondition?: Precondition): Promise<string | null>;
 }
+
+/** The signal definitions of the AFS folder. */
+export type SignalDefinitions = Pick<AfsDefinitions, 'list' | 'load' | 'save' | 'read'>;
 
 /** Narratives of findings. */
 export interface NarrativeWriter {

@@ -1,5 +1,5 @@
 import type { LabelledCount, NarrativeOutcome } from '../metrics/metrics.js';
-import type { StoredDefinitions } from '../signals/stored-definitions.js';
+import type { AfsDefinitions } from '../signals/afs-store.js';
 import type { KlsLease } from '../tenants/tenants.js';
 import { readEntityRecords, readSignalFromAfs, readSignalFromKls, type EntityRecords, type SignalInfo } from './enrichment.js';
 import type { LanguageModel } from './language-model.js';
@@ -13,8 +13,7 @@ export type WrittenNarrative = { ok: true; narrative: string; model: string; row
 export class Narratives {
   constructor(
     private readonly model: LanguageModel,
-    private readonly afsDir: string,
-    private readonly definitions: StoredDefinitions,
+    private readonly definitions: Pick<AfsDefinitions, 'read'>,
     private readonly calls: LabelledCount<'outcome', NarrativeOutcome>,
   ) {}
 
@@ -28,7 +27,7 @@ export class Narratives {
     } finally {
       lease.release();
     }
-    signal ??= await readSignalFromAfs(this.afsDir, this.definitions, finding.probe_id);
+    signal ??= await readSignalFromAfs(this.definitions, finding.probe_id);
     const written = await this.model.write(buildNarrativePrompt(finding, signal, records, locale));
     this.calls.inc({ outcome: written.ok ? 'ok' : written.failure });
     const rows = records.reduce((sum, group) => sum + group.rows.length, 0);
