@@ -7,22 +7,22 @@ import type { ContractDocument } from './contract-document.js';
 import type { BuildInfo } from './drift/build-info.js';
 import type { CachedDrift } from './drift/drift-cache.js';
 import type { Drain } from './health/drain.js';
+import type { Precondition } from './http/conditional.js';
 import type { GitIdentity } from './identity/git-identity.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
-import type { Precondition } from './http/conditional.js';
-import type { NotebookMiss, NotebookRead, TaggedNotebook } from './notebooks/notebook.js';
-import type { ReplyInput, ReplyOutcome } from './notebooks/cell-store.js';
-import type { ApiNote, ApiNoteSummary, TaggedRead } from './notes/notes.js';
-import type { ApiSavedView } from './views/saved-views.js';
-import type { Readers } from './reader-threads/protocol.js';
 import type { WrittenNarrative } from './narrative/narratives.js';
 import type { NarrativeFinding, NarrativeLocale } from './narrative/prompt.js';
+import type { ReplyInput, ReplyOutcome } from './notebooks/cell-store.js';
+import type { NotebookMiss, NotebookRead, TaggedNotebook } from './notebooks/notebook.js';
+import type { ApiNote, ApiNoteSummary, TaggedRead } from './notes/notes.js';
+import type { Readers } from './reader-threads/protocol.js';
 import type { SearchIndexes } from './search/search-indexes.js';
 import type { AfsDefinitions } from './signals/afs-store.js';
 import type { SignalTools } from './signals/signal-tools.js';
 import type { KlsStore } from './store/kls-store.js';
 import type { KlsLease, TenantEntry, Tenants } from './tenants/tenants.js';
+import type { ApiSavedView } from './views/saved-views.js';
 
 /** The narrow ports handlers and domain code use; built once by createDeps, replaced wholesale in tests. */
 export interface Deps {
