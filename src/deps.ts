@@ -32,6 +32,7 @@ import type { CodeHost } from './drift/code-host.js';
 import { DriftCache } from './drift/drift-cache.js';
 import { DriftChecks } from './drift/drift-checks.js';
 import { Drain } from './health/drain.js';
+import { Explanations } from './lineage/explanations.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import { Narratives } from './narrative/narratives.js';
 import type { KlsStore } from './store/kls-store.js';
@@ -94,6 +95,8 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   );
   const signalDefinitions = new AfsDefinitions(config.afsDir, signalTools.definitions);
   const { drift, languageModel } = createOutboundPorts(config, log);
+  // the threads are the process's (pool.ts): shared by every server in it, each ending after READER_IDLE_MS idle
+  const readers = config.readerThreads ? readerThreads() : new MainThreadReaders();
   return {
     config,
     log,
@@ -111,8 +114,8 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     narratives: languageModel === null ? null : new Narratives(languageModel, signalDefinitions, metrics.narrativeCalls),
     signalTools,
     signalDefinitions,
-    // the threads are the process's (pool.ts): shared by every server in it, each ending after READER_IDLE_MS idle
-    readers: config.readerThreads ? readerThreads() : new MainThreadReaders(),
+    readers,
+    explanations: new Explanations(readers, signalDefinitions),
     searchIndexes,
     tokens,
     limits,

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import type { AppDatabase } from './appdb/app-database.js';
 import type { CostLimiter } from './auth/cost-limits.js';
 import type { TokenVerifier } from './auth/oidc.js';
@@ -9,6 +10,9 @@ import type { CachedDrift } from './drift/drift-cache.js';
 import type { Drain } from './health/drain.js';
 import type { Precondition } from './http/conditional.js';
 import type { GitIdentity } from './identity/git-identity.js';
+import type { EntityQuery, ExplainGroup } from './lineage/explain.js';
+import type { FindingExplanation } from './lineage/finding-explanation.js';
+import type { MalformedFinding } from './lineage/finding.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { WrittenNarrative } from './narrative/narratives.js';
@@ -17,6 +21,7 @@ import type { ReplyInput, ReplyOutcome } from './notebooks/cell-store.js';
 import type { NotebookMiss, NotebookRead, TaggedNotebook } from './notebooks/notebook.js';
 import type { ApiNote, ApiNoteSummary, TaggedRead } from './notes/notes.js';
 import type { Readers } from './reader-threads/protocol.js';
+import type { Locale } from './search/localized.js';
 import type { SearchIndexes } from './search/search-indexes.js';
 import type { AfsDefinitions } from './signals/afs-store.js';
 import type { SignalTools } from './signals/signal-tools.js';
@@ -53,6 +58,8 @@ export interface Deps {
   readonly signalDefinitions: SignalDefinitions;
   /** Where exports and explains read tenant files: reader threads, or the main thread in bounded steps (READER_THREADS). */
   readonly readers: Readers;
+  /** Explanations of entities and findings (on `readers`). */
+  readonly explanations: Explanations;
   /** Jumpbar search: one sidecar index per tenant generation, beside the KLS file. */
   readonly searchIndexes: SearchIndexes;
   /** Bearer-token verification against the OpenID provider (AUTH_MODE=oidc); null without sign-in. */
@@ -111,6 +118,14 @@ export interface Notes {
 
 /** The signal definitions of the AFS folder. */
 export type SignalDefinitions = Pick<AfsDefinitions, 'list' | 'load' | 'save' | 'read'>;
+
+/** Explanations from a tenant file the caller holds (`db`, the file of tenant `tenantId`). */
+export interface Explanations {
+  /** The entity's source records grouped by Gold table. */
+  entity(db: Database.Database, tenantId: string, query: EntityQuery): Promise<ExplainGroup[]>;
+  /** The finding, its signal's summary and its entity's source records; null when unknown. */
+  finding(db: Database.Database, tenantId: string, findingId: string, locale: Locale): Promise<FindingExplanation | MalformedFinding | null>;
+}
 
 /** Narratives of findings. */
 export interface NarrativeWriter {
