@@ -1,6 +1,5 @@
 import type Koa from 'koa';
 import type { Context, OpenAPIBackend, Operation } from 'openapi-backend';
-import type { ErrorObject } from 'ajv';
 import { Readable } from 'node:stream';
 import { localCaller, type Caller } from '../auth/caller.js';
 import type { Deps } from '../ports.js';
@@ -12,13 +11,14 @@ import type { ContractIndex, IndexedOperation } from './contract-index.js';
 import { deprecationHeaders } from './deprecation.js';
 import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
 import { heldTag } from './conditional.js';
-import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
+import { HttpProblem, invalidRequest } from './errors.js';
 import { EncodedJson } from './encoded-json.js';
 import { contractViolation } from './problem.js';
 import type { ProblemCheck } from './problem-check.js';
 import { matchedRequestHandler } from './matched-request.js';
 import { asUriReference, pathSegmentIssue } from './path-segments.js';
 import { OPERATION_STATE } from './request-context.js';
+import { toIssues } from './validation-issues.js';
 
 export { createContractBackend } from './contract-index.js';
 
@@ -274,33 +274,4 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, ent
 function allowedMethods(api: OpenAPIBackend, path: string): string {
   const allowed = METHODS.filter((method) => api.router.matchOperation({ method, path, headers: {} }) !== undefined);
   return allowed.map((m) => m.toUpperCase()).join(', ');
-}
-
-/** ajv errors of openapi-backend's request schema (`/path/x`, `/query/y`, `/requestBody/a/b`) as `errors[]`. */
-export function toIssues(errors: ErrorObject[]): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  const seen = new Set<string>();
-  for (const error of errors) {
-    const segments = error.instancePath.split('/').filter((s) => s !== '').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-    const root = segments.shift() ?? '';
-    const where: ValidationIssue['in'] = root === 'path' ? 'path' : root === 'query' ? 'query' : root === 'header' ? 'header' : 'body';
-    const params = error.params as { missingProperty?: string; additionalProperty?: string };
-    if (params.missingProperty !== undefined) segments.push(params.missingProperty);
-    if (params.additionalProperty !== undefined) segments.push(params.additionalProperty);
-    const name = segments.join('.');
-    const message =
-      error.keyword === 'required'
-        ? 'is required'
-        : error.keyword === 'additionalProperties'
-          ? 'is not allowed here'
-          : error.keyword === 'parse'
-            ? `malformed JSON: ${error.message ?? ''}`
-            : (error.message ?? 'is invalid');
-    const key = `${where}|${name}|${message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      issues.push({ in: where, name, message });
-    }
-  }
-  return issues;
 }

@@ -38,6 +38,8 @@ export interface IndexedOperation {
 
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 const COMPONENTS_ID = 'contract.json';
+/** How a schema passed to `ContractIndex.compile` refers to a component: this, then the component's name. */
+export const COMPONENTS_REF = `${COMPONENTS_ID}#/components/schemas/`;
 
 /**
  * The contract read once: every operation with its access rule, declared responses and problems, deprecation,
@@ -113,11 +115,19 @@ export class ContractIndex {
   componentValidator(name: string): ValidateFunction {
     let validate = this.#components.get(name);
     if (validate === undefined) {
-      validate = this.#ajv.getSchema(`${COMPONENTS_ID}#/components/schemas/${name}`);
+      validate = this.#ajv.getSchema(`${COMPONENTS_REF}${name}`);
       if (validate === undefined) throw new Error(`openapi.yaml has no schema ${name}`);
       this.#components.set(name, validate);
     }
     return validate;
+  }
+
+  /**
+   * A validator of `schema` compiled on the shared Ajv, where `$ref: COMPONENTS_REF + name` names a component
+   * (`{ type: 'array', items: { $ref: … } }`). Compile once, at start: each call compiles anew.
+   */
+  compile(schema: object): ValidateFunction {
+    return this.#ajv.compile(schema);
   }
 }
 
