@@ -14,10 +14,13 @@ import { cors, requestContext } from './http/request-context.js';
 import { requestSpanNaming } from './http/request-span.js';
 import { isTracing } from './telemetry/tracing.js';
 
-/** Builds the Koa app over `deps` (no listening: tests and main.ts decide where it serves). */
-export async function createApp(deps: Deps): Promise<Koa> {
+/**
+ * Builds the Koa app over `deps` (no listening: tests and main.ts decide where it serves). `index`: the contract
+ * index of `deps.contract`, when the caller built it already to hand its validators to domain code too.
+ */
+export async function createApp(deps: Deps, index?: ContractIndex): Promise<Koa> {
   // the contract read once: every module below takes what it needs of an operation from here
-  const index = await ContractIndex.build(deps.contract.document);
+  index ??= await ContractIndex.build(deps.contract.document);
   const problems = problemCheck(index, deps.config.responseValidation);
   const signIn = deps.tokens !== null;
   const app = new Koa();
