@@ -1,10 +1,10 @@
 import type Koa from 'koa';
 import type { Context, OpenAPIBackend, Operation } from 'openapi-backend';
 import { Readable } from 'node:stream';
-import { localCaller, type Caller } from '../auth/caller.js';
+import { unverifiedCaller, type Caller } from '../auth/caller.js';
 import type { Deps } from '../ports.js';
 import { ScopedTenants } from '../tenants/tenants.js';
-import { anonymousCaller, authenticate, authorize, privateToCaller } from './access.js';
+import { authenticate, authorize, privateToCaller } from './access.js';
 import { auditRecordOf, type AuditDetails, type AuditRecord, type NamedTargets } from './audit.js';
 import { readJsonBody } from './body.js';
 import type { ContractIndex, IndexedOperation } from './contract-index.js';
@@ -51,12 +51,10 @@ interface Routed {
 export function contractMiddleware(index: ContractIndex, handlers: HandlerMap, deps: Deps, problems: ProblemCheck): Koa.Middleware {
   const api = index.api;
   const verifier = deps.tokens;
-  /** The caller of a request its token did not name: the local desk user, or with sign-in nobody in particular. */
-  const unnamedCaller = (ctx: Koa.Context): Caller => (verifier === null ? localCaller(ctx.ip) : anonymousCaller(ctx.ip));
   for (const operationId of Object.keys(handlers) as OperationId[]) {
     const { rule } = index.operation(operationId);
     api.register(operationId, async (c: Context, ctx: Koa.Context, routed: Routed) => {
-      const caller = routed.caller ?? unnamedCaller(ctx);
+      const caller = routed.caller ?? unverifiedCaller(verifier !== null, ctx.ip);
       const input = toInput(c, ctx, caller);
       const record = auditRecord(ctx, routed.entry, caller, () => namedIn([input.path, input.query, input.body]));
       if (rule.cost !== null) ctx.res.once('close', await deps.limits.admit(rule.cost, caller));
@@ -160,8 +158,7 @@ export function auditRefusal(index: ContractIndex, signIn: boolean): (ctx: Koa.C
     const request = { method: ctx.method, path: ctx.path, headers: ctx.headers as Record<string, string | string[]>, query: ctx.query as Record<string, string | string[]> };
     const entry = index.match(request);
     if (entry !== undefined) ctx.state[OPERATION_STATE] = entry.operationId;
-    const caller = signIn ? anonymousCaller(ctx.ip) : localCaller(ctx.ip);
-    return auditRecord(ctx, entry, caller, () => (entry === undefined ? namedIn([request.query]) : namedByUrl(index.api, request, entry.operation)));
+    return auditRecord(ctx, entry, unverifiedCaller(signIn, ctx.ip), () => (entry === undefined ? namedIn([request.query]) : namedByUrl(index.api, request, entry.operation)));
   };
 }
 
