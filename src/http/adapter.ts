@@ -20,6 +20,7 @@ import { asUriReference, pathSegmentIssue } from './path-segments.js';
 import { OPERATION_STATE } from './request-context.js';
 import { toIssues } from './validation-issues.js';
 
+// where the comparisons of the library's pipeline with the compiled one (tests, bench) have always taken it from
 export { createContractBackend } from './contract-index.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
@@ -37,7 +38,6 @@ interface AnyResult {
 /** What the adapter knows of a request once it is routed, handed to the registered handlers with `ctx`. */
 interface Routed {
   readonly entry: IndexedOperation;
-  readonly request: Parameters<OpenAPIBackend['handleRequest']>[0];
   /** The verified caller (sign-in, an operation with a role); null until then or without. */
   caller: Caller | null;
 }
@@ -107,7 +107,7 @@ export function contractMiddleware(index: ContractIndex, handlers: HandlerMap, d
       return;
     }
     ctx.state[OPERATION_STATE] = entry.operationId;
-    const routed: Routed = { entry, request, caller: null };
+    const routed: Routed = { entry, caller: null };
     const serve = async () => {
       // after the host and the token were judged, before the body is read: a path no parameter can be decoded from
       const pathIssue = pathSegmentIssue(ctx.path, entry.route);
