@@ -12,7 +12,7 @@ import { readBuildLabel } from './build-label.js';
 import { ConfigError, type Config } from './config.js';
 import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument } from './contract-document.js';
-import { toIssues } from './http/adapter.js';
+import { toIssues } from './http/validation-issues.js';
 import { readGitIdentity } from './identity/git-identity.js';
 import { CellRules, type SchemaCheck, type SchemaChecks } from './notebooks/cell-rules.js';
 import { AppDbNotebooks } from './notebooks/notebook.js';
