@@ -1,9 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormats from 'ajv-formats';
-import type { Document } from 'openapi-backend';
 import { openAppDatabase } from './appdb/app-database.js';
 import { UnitOfWork } from './appdb/unit-of-work.js';
 import { createCostLimiter } from './auth/create-cost-limiter.js';
@@ -12,9 +9,10 @@ import { readBuildLabel } from './build-label.js';
 import { ConfigError, type Config } from './config.js';
 import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument } from './contract-document.js';
+import { ContractIndex } from './http/contract-index.js';
 import { toIssues } from './http/validation-issues.js';
 import { readGitIdentity } from './identity/git-identity.js';
-import { CellRules, type SchemaCheck, type SchemaChecks } from './notebooks/cell-rules.js';
+import { CellRules, type SchemaChecks } from './notebooks/cell-rules.js';
 import { AppDbNotebooks } from './notebooks/notebook.js';
 import { AppDbNotes } from './notes/notes.js';
 import { AppDbSavedViews } from './views/saved-views.js';
@@ -46,6 +44,8 @@ import { prebuildSearchIndex } from './search/tenant-search.js';
 export interface OwnedDeps extends Deps {
   /** The registry of every tenant (scans, swaps, shutdown). */
   readonly tenants: TenantRegistry;
+  /** The contract index of `contract`, whose one Ajv the domain's checks use too: createApp takes it. */
+  readonly index: ContractIndex;
   close(): Promise<void>;
 }
 
@@ -58,13 +58,14 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   // First, so that an unusable identity provider stops the start before anything is opened.
   const tokens = config.auth.mode === 'oidc' ? await openOidc(config.auth, log, oidcTiming) : null;
   const contract = loadContractDocument(root);
+  const index = await ContractIndex.build(contract.document);
   const metrics = await createMetrics(config.metricsEnabled);
   const tenants = new TenantRegistry(config.klsDir, config.klsMode, log, config.tenantHandlesMax, {
     inc: (amount) => metrics.tenantFilesClosed.inc({ kind: 'kls' }, amount),
   });
   const searchIndexes = new SearchIndexes(
     log.child({ component: 'search' }),
-    searchHitCheck(contract),
+    searchHitCheck(contract.jsonEtag, () => index.componentValidator('SearchItem')),
     config.searchMemoryBytes,
     new SearchResultCache(RESULT_CACHE_ENTRIES, { hits: metrics.searchCacheHits, misses: metrics.searchCacheMisses }),
     config.tenantHandlesMax,
@@ -84,7 +85,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), appDbFailure);
   // one unit of work and one set of cell rules for every service on the app database
   const units = new UnitOfWork(appDb, { lockTimeoutMs: config.appDb.lockTimeoutMs, onFailure: appDbFailure });
-  const cellRules = new CellRules(componentSchemaChecks(contract.document));
+  const cellRules = new CellRules(schemaChecksOf(index));
   const limits = await createCostLimiter(config, log);
   const home = os.homedir();
   const signalTools = new SignalTools(
@@ -102,6 +103,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     log,
     buildLabel: readBuildLabel(root),
     contract,
+    index,
     tenants,
     store,
     appDb,
@@ -144,29 +146,13 @@ async function openOidc(auth: Extract<Config['auth'], { mode: 'oidc' }>, log: Lo
 }
 
 /**
- * Checks against the contract's component schemas, on one Ajv (full formats, every error reported), each schema
- * compiled on its first check so that a start compiles none.
+ * The cell rules' checks on the contract index's Ajv (every error reported, named under the value's name); each
+ * schema is compiled on its first check, so that a start compiles none.
  */
-export function componentSchemaChecks(document: Document): SchemaChecks {
-  let ajv: Ajv | null = null;
-  return (schemaName) => {
-    let validate: ReturnType<Ajv['getSchema']>;
-    const check: SchemaCheck = (value, name) => {
-      if (validate === undefined) {
-        if (ajv === null) {
-          ajv = new Ajv({ strict: false, allErrors: true });
-          addFormats.default(ajv, { mode: 'full' });
-          ajv.addSchema({ $id: 'contract.json', components: (document as { components?: unknown }).components }, 'contract.json');
-        }
-        validate = ajv.getSchema(`contract.json#/components/schemas/${schemaName}`);
-        if (validate === undefined) throw new Error(`the contract has no schema ${schemaName}`);
-      }
-      if (validate(value)) return [];
-      // named as the request validator names a body member, under `name`
-      const at = `/requestBody/${name.split('.').join('/')}`;
-      return toIssues((validate.errors ?? []).map((error): ErrorObject => ({ ...error, instancePath: `${at}${error.instancePath}` })));
-    };
-    return check;
+export function schemaChecksOf(index: ContractIndex): SchemaChecks {
+  return (schemaName) => (value, name) => {
+    const validate = index.componentValidator(schemaName);
+    return validate(value) ? [] : toIssues(validate.errors ?? [], { prefix: name });
   };
 }
 

@@ -27,7 +27,7 @@ export interface RunningServer {
  */
 export async function startServer(config: Config, log: Logger, oidcTiming?: OidcTiming): Promise<RunningServer> {
   const deps = await createDeps(config, log, oidcTiming);
-  const app = await createApp(deps);
+  const app = await createApp(deps, deps.index);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);

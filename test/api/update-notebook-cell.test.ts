@@ -35,6 +35,13 @@ describeEachAppDatabase('PUT /{tenant}/api/notebook/cells/{cell_id}', (db) => {
     expect(stored).to.deep.equal(cell);
   });
 
+  it('lists every issue of a merged cell in its 400 answer', async () => {
+    const cell = await addNotebookCell(server.url, 'kantonsspital', { type: 'action', text: 'do' });
+    const res = await put('kantonsspital', cell.id, { updates: { status: 'later', due: '2026-02-30' } });
+    expectProblem(res, 400);
+    expect(res.body.errors.map((issue: { name: string }) => issue.name).sort()).to.deep.equal(['updates.due', 'updates.status']);
+  });
+
   it('answers 404 for an unknown cell and for a cell of another tenant', async () => {
     const other = await addNotebookCell(server.url, 'hopital-cantonal', { type: 'narrative', text: { en: 'x' } });
     const unknown = await put('kantonsspital', UNKNOWN_ID, { updates: { text: { en: 'x' } } });

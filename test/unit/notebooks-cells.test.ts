@@ -1,12 +1,16 @@
 import { expect } from 'chai';
 import { loadContractDocument } from '../../src/contract-document.js';
-import { componentSchemaChecks } from '../../src/deps.js';
+import { schemaChecksOf } from '../../src/deps.js';
+import { ContractIndex } from '../../src/http/contract-index.js';
 import { authorOfNewCell, contentOfNewCell, mergeUpdates, todayUtc } from '../../src/notebooks/cell-content.js';
 import { CELL_SIZE_LIMIT_BYTES, CellRules } from '../../src/notebooks/cell-rules.js';
 import { projectRoot } from '../../src/project-root.js';
 
 describe('notebook cells (src/notebooks/cell-content.ts, cell-rules.ts)', () => {
-  const rules = new CellRules(componentSchemaChecks(loadContractDocument(projectRoot()).document));
+  let rules: CellRules;
+  before(async () => {
+    rules = new CellRules(schemaChecksOf(await ContractIndex.build(loadContractDocument(projectRoot()).document)));
+  });
 
   it('keeps unknown members of a new cell, drops server members, starts discussions empty and actions open', () => {
     expect(contentOfNewCell({ type: 'narrative', text: { en: 'x' }, id: 'mine', created_at: 'x', colour: 'red' })).to.deep.equal({ text: { en: 'x' }, colour: 'red' });
