@@ -52,11 +52,20 @@ export interface OwnedDeps extends Deps {
 /** How often local mode looks for added, replaced or removed tenant files. */
 const LOCAL_SCAN_INTERVAL_MS = 5000;
 
+/** What a caller of createDeps may set in place of the real thing (tests: a clock they move themselves). */
+export interface DepsOptions {
+  /** The OpenID provider's key-fetch cooldown and start deadline, and its clock. */
+  oidcTiming?: OidcTiming | undefined;
+  /** The clock of `Deps.now`; the system clock by default. */
+  now?: (() => number) | undefined;
+}
+
 /** Builds every dependency from the configuration: tenant registry, app database, contract, identity. */
-export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcTiming): Promise<OwnedDeps> {
+export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<OwnedDeps> {
+  const now = options.now ?? Date.now;
   const root = projectRoot();
   // First, so that an unusable identity provider stops the start before anything is opened.
-  const tokens = config.auth.mode === 'oidc' ? await openOidc(config.auth, log, oidcTiming) : null;
+  const tokens = config.auth.mode === 'oidc' ? await openOidc(config.auth, log, options.oidcTiming) : null;
   const contract = loadContractDocument(root);
   const index = await ContractIndex.build(contract.document);
   const metrics = await createMetrics(config.metricsEnabled);
@@ -107,9 +116,9 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     tenants,
     store,
     appDb,
-    notebooks: new AppDbNotebooks(units, cellRules),
-    notes: new AppDbNotes(units, cellRules),
-    views: new AppDbSavedViews(units),
+    notebooks: new AppDbNotebooks(units, cellRules, now),
+    notes: new AppDbNotes(units, cellRules, now),
+    views: new AppDbSavedViews(units, now),
     identity: (tenant) =>
       readGitIdentity(config.gitWorkspacesDir, tenant === null ? [] : [tenant.compositeId, tenant.slug], fs.existsSync(home) ? home : path.parse(root).root),
     drift,
@@ -123,6 +132,7 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     limits,
     drain: new Drain(),
     metrics,
+    now,
     async close() {
       clearInterval(scanTimer);
       searchIndexes.close();

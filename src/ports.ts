@@ -70,6 +70,8 @@ export interface Deps {
   readonly drain: Drain;
   /** Prometheus metrics of this server (its own registry); records nothing with METRICS=off. */
   readonly metrics: Metrics;
+  /** The time, in ms since the epoch, that stamps what notebooks, notes and saved views write (the system clock). */
+  readonly now: () => number;
 }
 
 /** A cell as a request adds it, and the author the server records (the caller's, with sign-in). */

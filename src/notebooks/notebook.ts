@@ -64,6 +64,8 @@ export class AppDbNotebooks {
   constructor(
     private readonly units: UnitOfWork,
     private readonly rules: CellRules,
+    /** The time that stamps what is written, in ms since the epoch. */
+    private readonly now: () => number,
   ) {}
 
   /**
@@ -80,7 +82,7 @@ export class AppDbNotebooks {
       return row === null ? null : read(m, row);
     });
     if (existing !== null) return existing;
-    return this.units.write(lockOf(tenantId), async (m) => read(m, await ensureNotebook(m, tenantId, new Date())));
+    return this.units.write(lockOf(tenantId), async (m) => read(m, await ensureNotebook(m, tenantId, new Date(this.now()))));
   }
 
   /** Appends a cell (400 when it breaks the cell rules); the updated notebook and the new cell's ID. */
@@ -91,7 +93,7 @@ export class AppDbNotebooks {
   ): Promise<TaggedNotebook & { cellId: string }> {
     assertNewCell(this.rules, request.cell, request.author);
     return this.units.write(lockOf(tenantId), async (m) => {
-      const now = new Date();
+      const now = new Date(this.now());
       const notebook = await ensureNotebook(m, tenantId, now);
       assertCurrent(notebook, precondition);
       const row = await appendCell(m, ownerOf(tenantId), request.cell, request.author, now);
@@ -108,7 +110,7 @@ export class AppDbNotebooks {
     precondition?: Precondition,
   ): Promise<TaggedNotebook | NotebookMiss> {
     return this.units.write(lockOf(tenantId), async (m) => {
-      const now = new Date();
+      const now = new Date(this.now());
       const notebook = await ensureNotebook(m, tenantId, now);
       assertCurrent(notebook, precondition);
       if ((await updateCell(m, ownerOf(tenantId), cellId, change, this.rules, now)) === null) return 'no-cell';
@@ -120,7 +122,7 @@ export class AppDbNotebooks {
   /** Deletes a cell; the updated notebook, or 'no-cell'. */
   deleteCell(tenantId: string, cellId: string, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss> {
     return this.units.write(lockOf(tenantId), async (m) => {
-      const now = new Date();
+      const now = new Date(this.now());
       const notebook = await ensureNotebook(m, tenantId, now);
       assertCurrent(notebook, precondition);
       if (!(await deleteCell(m, ownerOf(tenantId), cellId))) return 'no-cell';
@@ -132,7 +134,7 @@ export class AppDbNotebooks {
   /** Appends a reply to a discussion cell; the updated notebook, or why not. */
   addReply(tenantId: string, cellId: string, reply: ReplyInput, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss> {
     return this.units.write(lockOf(tenantId), async (m) => {
-      const now = new Date();
+      const now = new Date(this.now());
       const notebook = await ensureNotebook(m, tenantId, now);
       assertCurrent(notebook, precondition);
       const outcome = await addReply(m, ownerOf(tenantId), cellId, reply, now);

@@ -85,6 +85,8 @@ export class AppDbNotes {
   constructor(
     private readonly units: UnitOfWork,
     private readonly rules: CellRules,
+    /** The time that stamps what is written, in ms since the epoch. */
+    private readonly now: () => number,
   ) {}
 
   /**
@@ -109,7 +111,7 @@ export class AppDbNotes {
   create(tenantId: string, note: { title: string; tags: string[]; author: string | null }): Promise<{ note: ApiNote; etag: string }> {
     const noteId = randomUUID();
     return this.units.write(lockOf(noteId), async (m) => {
-      const stamp = new Date().toISOString();
+      const stamp = new Date(this.now()).toISOString();
       const row = m.create(NoteRow, { noteId, tenantId, title: note.title, tags: note.tags, author: note.author, createdAt: stamp, updatedAt: stamp, revision: 1 });
       await m.insert(NoteRow, row);
       return { note: await toApiNote(m, row), etag: noteTag(row) };
@@ -143,7 +145,7 @@ export class AppDbNotes {
     return this.units.write(lockOf(noteId), async (m) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
       if (note === null) return null;
-      const now = new Date();
+      const now = new Date(this.now());
       const row = await appendCell(m, ownerOf(noteId), request.cell, request.author, now);
       return { cellId: row.cellId, etag: await touch(m, note, now) };
     });
@@ -160,7 +162,7 @@ export class AppDbNotes {
     return this.units.write(lockOf(noteId), async (m) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
       if (note === null) return 'no-note';
-      const now = new Date();
+      const now = new Date(this.now());
       const outcome = await addReply(m, ownerOf(noteId), cellId, reply, now, 'reply');
       if (outcome !== 'added') return outcome;
       return { etag: await touch(m, note, now) };
@@ -180,7 +182,7 @@ export class AppDbNotes {
       const values: Partial<NoteRow> = {};
       if (change.title !== undefined) values.title = change.title;
       if (change.tags !== undefined) values.tags = change.tags;
-      return touch(m, note, new Date(), values);
+      return touch(m, note, new Date(this.now()), values);
     });
   }
 
@@ -198,7 +200,7 @@ export class AppDbNotes {
     return this.units.write(lockOf(noteId), async (m) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
       if (note === null) return null;
-      const now = new Date();
+      const now = new Date(this.now());
       if ((await updateCell(m, ownerOf(noteId), cellId, change, this.rules, now)) === null) return null;
       return touch(m, note, now);
     });
@@ -219,7 +221,7 @@ export class AppDbNotes {
     return this.units.write(lockOf(noteId), async (m) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
       if (note === null || !(await deleteCell(m, ownerOf(noteId), cellId))) return null;
-      return touch(m, note, new Date());
+      return touch(m, note, new Date(this.now()));
     });
   }
 }

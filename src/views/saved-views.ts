@@ -50,7 +50,11 @@ async function viewForWrite(m: AppDbManager, tenantId: string, viewId: string, p
 
 /** The tenants' saved views on the app database, each write one unit of work under the view's lock. */
 export class AppDbSavedViews {
-  constructor(private readonly units: UnitOfWork) {}
+  constructor(
+    private readonly units: UnitOfWork,
+    /** The time that stamps what is written, in ms since the epoch. */
+    private readonly now: () => number,
+  ) {}
 
   /** The tenant's views (of one entity when given), most recently changed first, each with its tag when `withTags`, and the list's tag. */
   list(tenantId: string, entity?: string, withTags = false): Promise<{ etag: string; views: ApiSavedView[] }> {
@@ -70,7 +74,7 @@ export class AppDbSavedViews {
     assertParamsSize(view.params);
     const viewId = randomUUID();
     return this.units.write(lockOf(viewId), async (m) => {
-      const stamp = new Date().toISOString();
+      const stamp = new Date(this.now()).toISOString();
       const row = m.create(SavedViewRow, {
         viewId,
         tenantId,
@@ -102,7 +106,7 @@ export class AppDbSavedViews {
       const row = await viewForWrite(m, tenantId, change.viewId, precondition);
       if (row === null) return null;
       if (change.name === undefined && change.params === undefined) return viewTag(row);
-      row.updatedAt = new Date().toISOString();
+      row.updatedAt = new Date(this.now()).toISOString();
       row.revision += 1;
       const values: QueryDeepPartialEntity<SavedViewRow> = { updatedAt: row.updatedAt, revision: row.revision };
       if (change.name !== undefined) values.name = change.name;
