@@ -1,32 +1,54 @@
 import { csvRecord } from './csv.js';
 
-/**
- * Characters of CSV per chunk, about as many bytes for mostly ASCII data (~1,300 rows, a few ms of encoding): what
- * a reader encodes in one step, and what the stream holds before it asks for more.
- */
-export const CHUNK_CHARS = 256 * 1024;
+/** About this many bytes of CSV are encoded per chunk (~1,300 rows, ~5 ms of encoding). */
+export const CHUNK_BYTES = 256 * 1024;
+/** Room for the record that crosses CHUNK_BYTES; a longer record gets a buffer of its own. */
+const SLACK_BYTES = 64 * 1024;
+/** Bytes a chunk buffer needs: CHUNK_BYTES plus room for the record that crosses it. */
+export const CHUNK_BUFFER_BYTES = CHUNK_BYTES + SLACK_BYTES;
 
-/** A chunk of CSV records and whether the rows ran out with it. */
-export interface EncodedChunk {
-  /** UTF-8 in an ArrayBuffer of its own, so that a reader thread can transfer it; empty when no row was left. */
-  bytes: Uint8Array<ArrayBuffer>;
-  records: number;
+/** What encoding into a chunk buffer made: `used` bytes, then `long` (a record sent on its own) when there is one. */
+export interface EncodedRows {
+  used: number;
   done: boolean;
+  long: Buffer | null;
+  records: number;
 }
 
-const utf8 = new TextEncoder();
+/** Where an export's CSV comes from: records encoded into a CHUNK_BUFFER_BYTES buffer, a chunk at a time. */
+export interface ChunkEncoder {
+  /** Like encodeRowsInto; a call may also answer nothing (`used` 0, not `done`) after a bounded search. */
+  encodeInto(target: Buffer): EncodedRows;
+  /** Stops reading (closes its statements' iterators). */
+  close(): void;
+}
 
-/** Encodes records from `rows` (a better-sqlite3 raw iterator) until about CHUNK_CHARS characters or the end. */
-export function encodeChunk(rows: Iterator<unknown[]>): EncodedChunk {
-  let text = '';
+/**
+ * Encodes rows into `target` (CHUNK_BUFFER_BYTES long) until about CHUNK_BYTES are used. A record longer than
+ * the room left ends the chunk and comes back as `long` (its own buffer, to be sent right after `used` bytes).
+ * `done` when the rows ran out; `records` counts the records encoded, `long` included.
+ */
+export function encodeRowsInto(rows: Iterator<unknown[]>, target: Buffer): EncodedRows {
+  let used = 0;
   let records = 0;
-  while (text.length < CHUNK_CHARS) {
+  while (used < CHUNK_BYTES) {
     const next = rows.next();
-    if (next.done === true) return { bytes: utf8.encode(text), records, done: true };
-    text += csvRecord(next.value);
+    if (next.done === true) return { used, done: true, long: null, records };
+    const record = csvRecord(next.value);
     records += 1;
+    // a UTF-16 code unit never takes more than 3 UTF-8 bytes
+    if (record.length * 3 > target.length - used) return { used, done: false, long: Buffer.from(record, 'utf8'), records };
+    used += target.write(record, used, 'utf8');
   }
-  return { bytes: utf8.encode(text), records, done: false };
+  return { used, done: false, long: null, records };
+}
+
+/** Records encoded value by value from rows (a better-sqlite3 raw iterator). */
+export function rowEncoder(rows: Iterator<unknown[]>): ChunkEncoder {
+  return {
+    encodeInto: (target) => encodeRowsInto(rows, target),
+    close: () => void rows.return?.(),
+  };
 }
 
 /** The first `limit` rows of `rows`; closing it closes `rows`. */

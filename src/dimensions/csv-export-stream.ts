@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { startSpan } from '../telemetry/tracing.js';
 import { csvRecord } from './csv.js';
-import { CHUNK_CHARS } from './csv-chunks.js';
+import { CHUNK_BYTES } from './csv-chunks.js';
 
 /** Where an export's CSV records come from, a chunk at a time. */
 export interface CsvChunks {
@@ -24,7 +24,7 @@ export function csvExportStream(header: readonly string[], chunks: CsvChunks, re
     yield Buffer.from(csvRecord(header), 'utf8');
     for (let chunk = await chunks.next(); chunk !== null; chunk = await chunks.next()) yield chunk;
   }
-  const stream = Readable.from(records(), { objectMode: false, highWaterMark: CHUNK_CHARS });
+  const stream = Readable.from(records(), { objectMode: false, highWaterMark: CHUNK_BYTES });
   // on 'close' rather than in the generator's `finally`: a generator waiting for a chunk would hear of a
   // destroyed stream only once that chunk came
   stream.once('close', () => {

@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { ExportJobSpec, JobReply } from '../reader-threads/protocol.js';
-import { encodeChunk, firstRows } from './csv-chunks.js';
+import { CHUNK_BUFFER_BYTES, firstRows, rowEncoder, type ChunkEncoder } from './csv-chunks.js';
 import { inodeOf, openExportConnection, rowCeiling } from './export-connection.js';
 import { exportSelect, matchProbe } from './export-sql.js';
+import { blockEncoder, planBlocks } from './rowid-blocks.js';
 
 /** Matching rows the truncation probe steps through per step. */
 const PROBE_ROWS_PER_STEP = 50_000;
@@ -24,7 +25,9 @@ export class ExportJob {
   private db: Database.Database | null = null;
   private phase: 'open' | 'probe' | 'stream' | 'over' = 'open';
   private probe: { rows: Iterator<unknown>; matched: number } | null = null;
-  private rows: Iterator<unknown[]> | null = null;
+  private encoder: ChunkEncoder | null = null;
+  /** Where a step encodes its chunk before copying it into a buffer of the chunk's size, which it transfers. */
+  private readonly target = Buffer.allocUnsafeSlow(CHUNK_BUFFER_BYTES);
   private untaken = 0;
 
   constructor(
@@ -55,8 +58,8 @@ export class ExportJob {
     this.phase = 'over';
     this.probe?.rows.return?.();
     this.probe = null;
-    this.rows?.return?.();
-    this.rows = null;
+    this.encoder?.close();
+    this.encoder = null;
     this.db?.close();
     this.db = null;
   }
@@ -98,18 +101,27 @@ export class ExportJob {
     this.probe?.rows.return?.();
     this.probe = null;
     this.send({ kind: 'head', id: this.id, truncated });
+    const db = this.db!;
     const { table, options, cap } = this.spec;
-    const select = exportSelect(table, options, cap);
-    const rows = this.db!.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>;
-    this.rows = firstRows(rows, cap);
+    const plan = planBlocks(db, table, options, truncated);
+    if (plan !== null) {
+      this.encoder = blockEncoder(db, table, options, plan);
+    } else {
+      const select = exportSelect(table, options, cap);
+      this.encoder = rowEncoder(firstRows(db.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>, cap));
+    }
     this.phase = 'stream';
   }
 
   private streamSome(): void {
-    const { bytes, records, done } = encodeChunk(this.rows!);
-    if (records > 0) {
+    const { used, done, long, records } = this.encoder!.encodeInto(this.target);
+    if (used > 0 || long !== null) {
+      const bytes = new ArrayBuffer(used + (long?.length ?? 0));
+      const chunk = new Uint8Array(bytes);
+      chunk.set(this.target.subarray(0, used));
+      if (long !== null) chunk.set(long, used);
       this.untaken += 1;
-      this.send({ kind: 'chunk', id: this.id, bytes: bytes.buffer, records }, [bytes.buffer]);
+      this.send({ kind: 'chunk', id: this.id, bytes, records }, [bytes]);
     }
     if (done) this.finish({ kind: 'end', id: this.id });
   }

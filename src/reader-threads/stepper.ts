@@ -29,7 +29,11 @@ export class JobStepper {
   private lastStepped = 0;
   private scheduled = false;
 
-  constructor(private readonly send: SendReply) {}
+  constructor(
+    private readonly send: SendReply,
+    /** Called after every step (a reader thread collects its garbage there). */
+    private readonly afterStep: () => void = () => {},
+  ) {}
 
   /** Takes a request of the main thread: a new job, credit for one, or its cancellation. */
   receive(request: ReaderRequest): void {
@@ -81,6 +85,7 @@ export class JobStepper {
       this.jobs.delete(id);
     }
     if (job.over) this.jobs.delete(id);
+    this.afterStep();
     this.schedule();
   }
 }

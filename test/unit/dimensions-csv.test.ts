@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { csvField, csvRecord } from '../../src/dimensions/csv.js';
-import { encodeChunk } from '../../src/dimensions/csv-chunks.js';
+import { CHUNK_BUFFER_BYTES, rowEncoder } from '../../src/dimensions/csv-chunks.js';
 import { csvExportStream, type CsvChunks } from '../../src/dimensions/csv-export-stream.js';
 import { affinityOf } from '../../src/dimensions/dimension-table.js';
 import { filterValue } from '../../src/dimensions/export-options.js';
@@ -24,17 +24,20 @@ function countingRows(limit = Number.POSITIVE_INFINITY): { rows: Iterator<unknow
 
 /** Chunks encoded from `rows` on this thread, as a reader encodes them, for the stream on its own. */
 function rowChunks(rows: Iterator<unknown[]>): CsvChunks {
+  const encoder = rowEncoder(rows);
+  const target = Buffer.alloc(CHUNK_BUFFER_BYTES);
   let done = false;
   let records = 0;
   return {
     next() {
       if (done) return Promise.resolve(null);
-      const encoded = encodeChunk(rows);
+      const encoded = encoder.encodeInto(target);
       done = encoded.done;
       records += encoded.records;
-      return Promise.resolve(encoded.records === 0 ? null : Buffer.from(encoded.bytes.buffer));
+      const chunk = Buffer.concat([target.subarray(0, encoded.used), ...(encoded.long === null ? [] : [encoded.long])]);
+      return Promise.resolve(chunk.length === 0 ? null : chunk);
     },
-    cancel: () => void rows.return?.(),
+    cancel: () => encoder.close(),
     get rows() {
       return records;
     },
