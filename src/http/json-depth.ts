@@ -29,43 +29,79 @@ const NOTHING = -1;
 const startsScalar = (code: number): boolean => (code >= DIGIT_0 && code <= DIGIT_9) || code === MINUS || code === LETTER_T || code === LETTER_F || code === LETTER_N;
 
 /**
- * Why the JSON text is refused before it is parsed: it nests arrays and objects deeper than `maxDepth`, or holds more
- * than `maxValues` values; null when neither. Found in one pass over the characters (nothing is built; brackets
- * inside strings do not count), stopping at the first value past a limit. Run before JSON.parse: a 1 MiB body of
- * nested arrays costs hundreds of milliseconds to build and collect, and every recursive walk of it (validation,
- * size checks) overflows the stack; the scan costs a few milliseconds per MiB. Text that is not JSON is left to the
- * parser to refuse (it may be miscounted: it is refused either way).
+ * Judges JSON text piece by piece as it arrives, without building anything: why it is refused (it nests arrays and
+ * objects deeper than `maxDepth`, or holds more than `maxValues` values) at the first value past a limit, so that a
+ * request body can be refused before the rest of it is read. One pass over the bytes (brackets inside strings do not
+ * count; UTF-8 continuation bytes never look like JSON's ASCII punctuation, so a character split between two pieces
+ * is harmless). Run before JSON.parse: a 1 MiB body of nested arrays costs hundreds of milliseconds to build and
+ * collect, and every recursive walk of it (validation, size checks) overflows the stack; the scan costs about a
+ * millisecond per MiB. Text that is not JSON is left to the parser to refuse (it may be miscounted: it is refused
+ * either way).
  */
-export function jsonShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, maxValues = MAX_JSON_VALUES): string | null {
-  let depth = 0;
+export class JsonShapeScanner {
+  private depth = 0;
   // strings, containers and scalars, less the member names (one per colon)
-  let values = 0;
-  let previous = NOTHING;
-  const length = text.length;
-  for (let i = 0; i < length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code <= 0x20) continue;
-    if (code === QUOTE) {
-      values += 1;
-      // to the closing quote, stepping over escapes
-      for (i += 1; i < length; i += 1) {
-        const inString = text.charCodeAt(i);
-        if (inString === BACKSLASH) i += 1;
-        else if (inString === QUOTE) break;
+  private values = 0;
+  private previous = NOTHING;
+  private inString = false;
+  private escaped = false;
+
+  constructor(
+    private readonly maxDepth = MAX_JSON_DEPTH,
+    private readonly maxValues = MAX_JSON_VALUES,
+  ) {}
+
+  /** Judges the next piece of the text (UTF-8); the problem once a limit is passed, else null. */
+  push(piece: Uint8Array): string | null {
+    const { maxDepth, maxValues } = this;
+    let { depth, values, previous, inString, escaped } = this;
+    let problem: string | null = null;
+    const length = piece.length;
+    for (let i = 0; i < length; i += 1) {
+      const code = piece[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (code === BACKSLASH) escaped = true;
+        else if (code === QUOTE) inString = false;
+        continue;
       }
-    } else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
-      depth += 1;
-      values += 1;
-      if (depth > maxDepth) return `nests arrays and objects deeper than ${maxDepth} levels`;
-    } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
-      depth -= 1;
-    } else if (code === COLON) {
-      values -= 1;
-    } else if (startsScalar(code) && (previous === NOTHING || previous === OPEN_ARRAY || previous === COMMA || previous === COLON)) {
-      values += 1;
+      if (code <= 0x20) continue;
+      if (code === QUOTE) {
+        values += 1;
+        inString = true;
+      } else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
+        depth += 1;
+        values += 1;
+        if (depth > maxDepth) {
+          problem = `nests arrays and objects deeper than ${maxDepth} levels`;
+          break;
+        }
+      } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
+        depth -= 1;
+      } else if (code === COLON) {
+        values -= 1;
+      } else if (startsScalar(code) && (previous === NOTHING || previous === OPEN_ARRAY || previous === COMMA || previous === COLON)) {
+        values += 1;
+      }
+      // one over: the member name counted before its colon takes it back
+      if (values > maxValues + 1) {
+        problem = `holds more than ${maxValues} values`;
+        break;
+      }
+      previous = code;
     }
-    if (values > maxValues + 1) return `holds more than ${maxValues} values`;
-    previous = code;
+    Object.assign(this, { depth, values, previous, inString, escaped });
+    return problem;
   }
-  return values > maxValues ? `holds more than ${maxValues} values` : null;
+
+  /** The problem of the whole text, once every piece was pushed; null when none. */
+  end(): string | null {
+    return this.values > this.maxValues ? `holds more than ${this.maxValues} values` : null;
+  }
+}
+
+/** Why the JSON text is refused before it is parsed (see JsonShapeScanner); null when it is not. */
+export function jsonShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, maxValues = MAX_JSON_VALUES): string | null {
+  const scanner = new JsonShapeScanner(maxDepth, maxValues);
+  return scanner.push(Buffer.from(text, 'utf8')) ?? scanner.end();
 }
