@@ -9,6 +9,7 @@ import { ScopedTenants } from '../tenants/tenants.js';
 import { anonymousCaller, authenticate, authorize, privateToCaller, unauthorized, type AccessRule } from './access.js';
 import { auditRecordOf, type AuditDetails, type AuditRecord, type NamedTargets } from './audit.js';
 import { readJsonBody } from './body.js';
+import { jsonQueryIssues } from './json-depth.js';
 import { deprecationHeaders, deprecationsOf, type Deprecations } from './deprecation.js';
 import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
 import { heldTag } from './conditional.js';
@@ -155,6 +156,8 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
       // after the host and the token were judged, before the body is read: a path no parameter can be decoded from
       const pathIssue = pathSegmentIssue(ctx.path, operation.path);
       if (pathIssue !== null) throw invalidRequest([pathIssue]);
+      const queryIssues = jsonQueryIssues(operation.parameters ?? [], ctx.query);
+      if (queryIssues.length > 0) throw invalidRequest(queryIssues);
       const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
       if (carriesBody && content !== undefined) request.body = await readJsonBody(ctx, Object.keys(content));
       await matched.handle(request, operation, ctx);

@@ -1,3 +1,5 @@
+import type { ValidationIssue } from './errors.js';
+
 /** Deepest nesting of arrays and objects a JSON request body may have (declared in openapi.yaml, docs/errors.md). */
 export const MAX_JSON_DEPTH = 32;
 
@@ -104,4 +106,20 @@ export class JsonShapeScanner {
 export function jsonShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, maxValues = MAX_JSON_VALUES): string | null {
   const scanner = new JsonShapeScanner(maxDepth, maxValues);
   return scanner.push(Buffer.from(text, 'utf8')) ?? scanner.end();
+}
+
+/**
+ * The values of query parameters that carry JSON (`content: application/json` in the contract) that pass a limit of
+ * a JSON body, as `errors[]` entries (`in: query`), judged before anything parses them: the same limits hold for JSON
+ * wherever a request carries it.
+ */
+export function jsonQueryIssues(parameters: readonly unknown[], query: Readonly<Record<string, string | string[] | undefined>>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const parameter of parameters as readonly { in?: unknown; name?: unknown; content?: Record<string, unknown> }[]) {
+    if (parameter.in !== 'query' || typeof parameter.name !== 'string' || parameter.content?.['application/json'] === undefined) continue;
+    const raw = query[parameter.name];
+    const problem = (typeof raw === 'string' ? [raw] : (raw ?? [])).map((value) => jsonShapeProblem(value)).find((found) => found !== null);
+    if (problem !== undefined) issues.push({ in: 'query', name: parameter.name, message: problem });
+  }
+  return issues;
 }
