@@ -1,17 +1,26 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Document } from 'openapi-backend';
 import { openAppDatabase } from './appdb/app-database.js';
+import { UnitOfWork } from './appdb/unit-of-work.js';
 import { createCostLimiter } from './auth/create-cost-limiter.js';
 import { createOidcVerifier, IssuerUnusable, type OidcTiming, type TokenVerifier } from './auth/oidc.js';
 import { readBuildLabel } from './build-label.js';
 import { ConfigError, type Config } from './config.js';
 import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument } from './contract-document.js';
+import { toIssues } from './http/validation-issues.js';
 import { readGitIdentity } from './identity/git-identity.js';
+import { CellRules, type SchemaCheck, type SchemaChecks } from './notebooks/cell-rules.js';
+import { AppDbNotebooks } from './notebooks/notebook.js';
+import { AppDbNotes } from './notes/notes.js';
+import { AppDbSavedViews } from './views/saved-views.js';
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
-import type { Metrics } from './metrics/metrics.js';
+import type { AppDbErrorKind, Metrics } from './metrics/metrics.js';
 import { projectRoot } from './project-root.js';
 import { MainThreadReaders } from './reader-threads/main-thread.js';
 import { readerThreads } from './reader-threads/pool.js';
@@ -21,9 +30,13 @@ import type { Deps } from './ports.js';
 // on first use only (about 35 MB of an idle server's RSS otherwise); `import type` costs nothing at run time.
 import type { CodeHost } from './drift/code-host.js';
 import { DriftCache } from './drift/drift-cache.js';
+import { DriftChecks } from './drift/drift-checks.js';
 import { Drain } from './health/drain.js';
+import { Explanations } from './lineage/explanations.js';
 import type { LanguageModel } from './narrative/language-model.js';
+import { Narratives } from './narrative/narratives.js';
 import type { KlsStore } from './store/kls-store.js';
+import { AfsDefinitions } from './signals/afs-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
 import { SearchIndexes } from './search/search-indexes.js';
@@ -67,7 +80,11 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   const scanTimer = store === null ? setInterval(() => tenants.scanLocal(), LOCAL_SCAN_INTERVAL_MS) : undefined;
   scanTimer?.unref();
 
-  const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), (kind) => metrics.appDbErrors.inc({ kind }));
+  const appDbFailure = (kind: AppDbErrorKind): void => metrics.appDbErrors.inc({ kind });
+  const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), appDbFailure);
+  // one unit of work and one set of cell rules for every service on the app database
+  const units = new UnitOfWork(appDb, { lockTimeoutMs: config.appDb.lockTimeoutMs, onFailure: appDbFailure });
+  const cellRules = new CellRules(componentSchemaChecks(contract.document));
   const limits = await createCostLimiter(config, log);
   const home = os.homedir();
   const signalTools = new SignalTools(
@@ -76,6 +93,10 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     root,
     { ...TOOL_LIMITS, timeoutMs: config.signalToolTimeoutMs },
   );
+  const signalDefinitions = new AfsDefinitions(config.afsDir, signalTools.definitions);
+  const { drift, languageModel } = createOutboundPorts(config, log);
+  // the threads are the process's (pool.ts): shared by every server in it, each ending after READER_IDLE_MS idle
+  const readers = config.readerThreads ? readerThreads() : new MainThreadReaders();
   return {
     config,
     log,
@@ -84,12 +105,17 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     tenants,
     store,
     appDb,
+    notebooks: new AppDbNotebooks(units, cellRules),
+    notes: new AppDbNotes(units, cellRules),
+    views: new AppDbSavedViews(units),
     identity: (tenant) =>
       readGitIdentity(config.gitWorkspacesDir, tenant === null ? [] : [tenant.compositeId, tenant.slug], fs.existsSync(home) ? home : path.parse(root).root),
-    ...createOutboundPorts(config, log),
+    drift,
+    narratives: languageModel === null ? null : new Narratives(languageModel, signalDefinitions, metrics.narrativeCalls),
     signalTools,
-    // the threads are the process's (pool.ts): shared by every server in it, each ending after READER_IDLE_MS idle
-    readers: config.readerThreads ? readerThreads() : new MainThreadReaders(),
+    signalDefinitions,
+    readers,
+    explanations: new Explanations(readers, signalDefinitions),
     searchIndexes,
     tokens,
     limits,
@@ -117,6 +143,33 @@ async function openOidc(auth: Extract<Config['auth'], { mode: 'oidc' }>, log: Lo
   }
 }
 
+/**
+ * Checks against the contract's component schemas, on one Ajv (full formats, every error reported), each schema
+ * compiled on its first check so that a start compiles none.
+ */
+export function componentSchemaChecks(document: Document): SchemaChecks {
+  let ajv: Ajv | null = null;
+  return (schemaName) => {
+    let validate: ReturnType<Ajv['getSchema']>;
+    const check: SchemaCheck = (value, name) => {
+      if (validate === undefined) {
+        if (ajv === null) {
+          ajv = new Ajv({ strict: false, allErrors: true });
+          addFormats.default(ajv, { mode: 'full' });
+          ajv.addSchema({ $id: 'contract.json', components: (document as { components?: unknown }).components }, 'contract.json');
+        }
+        validate = ajv.getSchema(`contract.json#/components/schemas/${schemaName}`);
+        if (validate === undefined) throw new Error(`the contract has no schema ${schemaName}`);
+      }
+      if (validate(value)) return [];
+      // named as the request validator names a body member, under `name`
+      const at = `/requestBody/${name.split('.').join('/')}`;
+      return toIssues((validate.errors ?? []).map((error): ErrorObject => ({ ...error, instancePath: `${at}${error.instancePath}` })));
+    };
+    return check;
+  };
+}
+
 /** Memoises an asynchronous load; a failed load is tried again on the next call. */
 function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
   let loaded: Promise<T> | null = null;
@@ -133,7 +186,7 @@ function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
  * Drift and narrative ports: the one place an Octokit and an Anthropic client are built.
  * Each SDK is imported and its client built on the first call, so a server that never calls them never loads them.
  */
-function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'codeHost' | 'driftCache' | 'languageModel'> {
+function createOutboundPorts(config: Config, log: Logger): { drift: Deps['drift']; languageModel: LanguageModel | null } {
   const sdkLog = log.child({ component: 'sdk' });
   const gitHub = loadOnce(async (): Promise<CodeHost> => {
     const [{ Octokit }, { gitHubCodeHost }] = await Promise.all([import('@octokit/rest'), import('./drift/github-code-host.js')]);
@@ -164,18 +217,20 @@ function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'codeHost'
           return anthropicLanguageModel(client, config.narrativeModel, config.narrativeTimeoutMs);
         });
   return {
-    codeHost: {
-      async compare(repo, base, head) {
-        let host: CodeHost;
-        try {
-          host = await gitHub();
-        } catch {
-          return { ok: false, failure: 'fetch_error', message: 'The code-hosting client could not be loaded.' };
-        }
-        return host.compare(repo, base, head);
+    drift: new DriftChecks(
+      {
+        async compare(repo, base, head) {
+          let host: CodeHost;
+          try {
+            host = await gitHub();
+          } catch {
+            return { ok: false, failure: 'fetch_error', message: 'The code-hosting client could not be loaded.' };
+          }
+          return host.compare(repo, base, head);
+        },
       },
-    },
-    driftCache: new DriftCache(),
+      new DriftCache(),
+    ),
     languageModel:
       anthropic === null
         ? null

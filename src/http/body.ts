@@ -29,7 +29,7 @@ let lastTurn: Promise<void> = Promise.resolve();
  * large body (decoding, parse, validation, the answer: milliseconds for 1 MiB) runs without yielding; bodies that
  * finish arriving together would otherwise be worked through back to back while every other client waits. Between
  * two turns the event loop polls, so others wait for one body's work at most
- * (docs/decisions/0014-json-bodies-judged-while-they-arrive.md).
+ * (docs/decisions/0015-json-bodies-judged-while-they-arrive.md).
  */
 function ownTurn(): Promise<void> {
   const turn = lastTurn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));

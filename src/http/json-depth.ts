@@ -127,17 +127,16 @@ export function jsonShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, maxVal
 }
 
 /**
- * The values of query parameters that carry JSON (`content: application/json` in the contract) that pass a limit of
- * a JSON body, as `errors[]` entries (`in: query`), judged before anything parses them: the same limits hold for JSON
- * wherever a request carries it.
+ * The values of the query parameters named (those the contract declares with `content: application/json`) that pass
+ * a limit of a JSON body, as `errors[]` entries (`in: query`), judged before anything parses them: the same limits
+ * hold for JSON wherever a request carries it.
  */
-export function jsonQueryIssues(parameters: readonly unknown[], query: Readonly<Record<string, string | string[] | undefined>>): ValidationIssue[] {
+export function jsonQueryIssues(names: readonly string[], query: Readonly<Record<string, string | string[] | undefined>>): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  for (const parameter of parameters as readonly { in?: unknown; name?: unknown; content?: Record<string, unknown> }[]) {
-    if (parameter.in !== 'query' || typeof parameter.name !== 'string' || parameter.content?.['application/json'] === undefined) continue;
-    const raw = query[parameter.name];
+  for (const name of names) {
+    const raw = query[name];
     const problem = (typeof raw === 'string' ? [raw] : (raw ?? [])).map((value) => jsonShapeProblem(value)).find((found) => found !== null);
-    if (problem !== undefined) issues.push({ in: 'query', name: parameter.name, message: problem });
+    if (problem !== undefined) issues.push({ in: 'query', name, message: problem });
   }
   return issues;
 }
