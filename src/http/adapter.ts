@@ -9,6 +9,7 @@ import { auditRecordOf, type AuditDetails, type AuditRecord, type NamedTargets }
 import { readJsonBody } from './body.js';
 import type { ContractIndex, IndexedOperation } from './contract-index.js';
 import { deprecationHeaders } from './deprecation.js';
+import { jsonQueryIssues } from './json-depth.js';
 import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
 import { heldTag } from './conditional.js';
 import { HttpProblem, invalidRequest } from './errors.js';
@@ -112,6 +113,8 @@ export function contractMiddleware(index: ContractIndex, handlers: HandlerMap, d
       // after the host and the token were judged, before the body is read: a path no parameter can be decoded from
       const pathIssue = pathSegmentIssue(ctx.path, entry.route);
       if (pathIssue !== null) throw invalidRequest([pathIssue]);
+      const queryIssues = jsonQueryIssues(entry.validate.jsonQuery, ctx.query);
+      if (queryIssues.length > 0) throw invalidRequest(queryIssues);
       if (carriesBody && entry.bodyMediaTypes !== null) request.body = await readJsonBody(ctx, entry.bodyMediaTypes);
       await matched.handle(request, entry.operation, ctx, routed);
     };
