@@ -3,8 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { answerClientError } from './http/client-error.js';
 import type { Config } from './config.js';
-import { createDeps, type OwnedDeps } from './deps.js';
-import type { OidcTiming } from './auth/oidc.js';
+import { createDeps, type DepsOptions, type OwnedDeps } from './deps.js';
 import type { Logger } from './logger.js';
 
 /** A listening server and the means to stop it gracefully. */
@@ -32,14 +31,14 @@ export interface ServerTiming {
 const waitFor = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Builds deps and app, listens on config.host:config.port (0 = any free port). `oidcTiming` shortens the
- * OpenID provider's key-fetch cooldown and start deadline for tests, and `timing` sets the keep-alive timeout and
- * the shutdown delay's wait; the server's defaults otherwise.
+ * Builds deps and app, listens on config.host:config.port (0 = any free port). `options` replace parts of the
+ * deps for tests (the OpenID provider's timing, the clock), and `timing` sets the keep-alive timeout and the
+ * shutdown delay's wait; the server's defaults otherwise.
  */
-export async function startServer(config: Config, log: Logger, oidcTiming?: OidcTiming, timing: ServerTiming = {}): Promise<RunningServer> {
+export async function startServer(config: Config, log: Logger, options: DepsOptions = {}, timing: ServerTiming = {}): Promise<RunningServer> {
   const { keepAliveTimeoutMs = 5000, wait = waitFor } = timing;
-  const deps = await createDeps(config, log, oidcTiming);
-  const app = await createApp(deps);
+  const deps = await createDeps(config, log, options);
+  const app = await createApp(deps, deps.index);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);
