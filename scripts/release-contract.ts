@@ -1,9 +1,11 @@
-// `npm run release:contract [-- --replace]`: releases the contract at its info.version. Copies openapi.yaml byte for
-// byte to contract/releases/<version>.yaml and dates the version's CHANGELOG.md heading when it says "Unreleased".
+// `npm run release:contract [-- --replace] [--date YYYY-MM-DD]`: releases the contract at its info.version. Copies
+// openapi.yaml byte for byte to contract/releases/<version>.yaml and dates the version's CHANGELOG.md heading when it
+// says "Unreleased", with --date or else today's date (UTC).
 // Refuses when that release exists (unless --replace, for a version not yet published), when CHANGELOG.md has no
 // section for the version, or when the contract fails the compatibility check against the release before it.
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { parseChangelog } from '../contract/compat/changelog.js';
 import { judge } from '../contract/compat/gate.js';
 import { listReleases, readContract, RELEASES_DIR } from '../contract/compat/releases.js';
@@ -14,8 +16,13 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+const { values: options } = parseArgs({ options: { replace: { type: 'boolean', default: false }, date: { type: 'string' } } });
+const replace = options.replace;
+const date = options.date ?? new Date().toISOString().slice(0, 10);
+if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)) || new Date(date).toISOString().slice(0, 10) !== date) {
+  fail(`--date ${date} is not a date YYYY-MM-DD`);
+}
 const root = process.cwd();
-const replace = process.argv.includes('--replace');
 const contractFile = path.join(root, 'openapi.yaml');
 const changelogFile = path.join(root, 'CHANGELOG.md');
 const contract = readContract(contractFile);
@@ -39,10 +46,9 @@ if (previous !== undefined) {
 fs.mkdirSync(path.dirname(target), { recursive: true });
 fs.copyFileSync(contractFile, target);
 if (section.date === null) {
-  const today = new Date().toISOString().slice(0, 10);
   const lines = changelog.split('\n');
-  lines[section.line - 1] = `## ${name} — ${today}`;
+  lines[section.line - 1] = `## ${name} — ${date}`;
   fs.writeFileSync(changelogFile, lines.join('\n'));
-  console.log(`CHANGELOG.md: ${name} dated ${today}`);
+  console.log(`CHANGELOG.md: ${name} dated ${date}`);
 }
 console.log(`released the contract ${name}: ${path.relative(root, target)}${previous === undefined ? '' : ` (checked against ${formatVersion(previous.version)})`}`);

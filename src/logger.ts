@@ -4,20 +4,21 @@ import { traceLogFields } from './telemetry/tracing.js';
 /** The structured logger used everywhere (pino; JSON lines on stdout). */
 export type Logger = pino.Logger;
 
-let lastMs = Number.NaN;
-let lastTime = '';
-
 /**
- * pino's `isoTime` (`,"time":"2026-11-23T16:00:00.000Z"`), formatted once per millisecond: under load many lines
- * share one, and `toISOString` was 1.6% of a small request's CPU.
+ * pino's `isoTime` (`,"time":"2026-11-23T16:00:00.000Z"`) read from `now`, formatted once per millisecond: under
+ * load many lines share one, and `toISOString` was 1.6% of a small request's CPU.
  */
-function isoTime(): string {
-  const now = Date.now();
-  if (now !== lastMs) {
-    lastMs = now;
-    lastTime = `,"time":"${new Date(now).toISOString()}"`;
-  }
-  return lastTime;
+function isoTime(now: () => number): () => string {
+  let lastMs = Number.NaN;
+  let lastTime = '';
+  return () => {
+    const ms = now();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastTime = `,"time":"${new Date(ms).toISOString()}"`;
+    }
+    return lastTime;
+  };
 }
 
 /**
@@ -33,10 +34,14 @@ const LOG_WRITE_BYTES = 1024;
  * flight go out together with the next one (one write call per request was a tenth of a small request's CPU).
  * The buffer is flushed when the process exits (also through SIGTERM/SIGINT); a process killed with SIGKILL
  * can lose the lines of its last moment. With `traceIds` (tracing configured), a line written inside a trace
- * carries its `trace_id` and `span_id`; without, lines cost nothing more.
+ * carries its `trace_id` and `span_id`; without, lines cost nothing more. Lines are stamped from `now` (ms since
+ * the epoch), `Date.now` unless a test sets the time.
  */
-export function createLogger(level: pino.LevelWithSilent, { traceIds = false }: { traceIds?: boolean } = {}): Logger {
-  const options: pino.LoggerOptions = { level, base: { service: 'analytics-desk-server' }, timestamp: isoTime };
+export function createLogger(
+  level: pino.LevelWithSilent,
+  { traceIds = false, now = Date.now }: { traceIds?: boolean; now?: () => number } = {},
+): Logger {
+  const options: pino.LoggerOptions = { level, base: { service: 'analytics-desk-server' }, timestamp: isoTime(now) };
   if (traceIds) options.mixin = traceLogFields;
   return level === 'silent' ? pino(options) : pino(options, pino.destination({ dest: 1, sync: false, maxWrite: LOG_WRITE_BYTES }));
 }

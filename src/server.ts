@@ -20,18 +20,30 @@ export interface RunningServer {
   stop(graceMs?: number, delayMs?: number): Promise<void>;
 }
 
+/** What a test sets in place of the server's own timing. */
+export interface ServerTiming {
+  /** How long an idle keep-alive connection stays open; default 5000. */
+  keepAliveTimeoutMs?: number;
+  /** The wait of the shutdown delay; default a timer of `ms`. */
+  wait?: (ms: number) => Promise<void>;
+}
+
+const waitFor = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * Builds deps and app, listens on config.host:config.port (0 = any free port). `options` replace parts of the
- * deps for tests (the OpenID provider's timing, the clock); the server's defaults otherwise.
+ * deps for tests (the OpenID provider's timing, the clock), and `timing` sets the keep-alive timeout and the
+ * shutdown delay's wait; the server's defaults otherwise.
  */
-export async function startServer(config: Config, log: Logger, options: DepsOptions = {}): Promise<RunningServer> {
+export async function startServer(config: Config, log: Logger, options: DepsOptions = {}, timing: ServerTiming = {}): Promise<RunningServer> {
+  const { keepAliveTimeoutMs = 5000, wait = waitFor } = timing;
   const deps = await createDeps(config, log, options);
   const app = await createApp(deps, deps.index);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);
   });
-  server.keepAliveTimeout = 5000;
+  server.keepAliveTimeout = keepAliveTimeoutMs;
   server.on('clientError', answerClientError);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -52,7 +64,7 @@ export async function startServer(config: Config, log: Logger, options: DepsOpti
     stop(graceMs = config.shutdown.timeoutMs, delayMs = config.shutdown.delayMs) {
       stopping ??= (async () => {
         deps.drain.begin();
-        if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+        if (delayMs > 0) await wait(delayMs);
         closing = true;
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

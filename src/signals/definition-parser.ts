@@ -25,6 +25,18 @@ export interface ParserLimits {
  */
 export const PARSER_LIMITS: ParserLimits = { timeoutMs: 2000, startTimeoutMs: 30_000, idleMs: 30_000, oldGenerationMb: 64, youngGenerationMb: 4 };
 
+/**
+ * Calls `expire` once `ms` have passed, unless the returned cancel is called first; `expire` is never called
+ * within the call itself. The parser's time limit runs on it: a timer by default, a test's own clock otherwise.
+ */
+export type Deadline = (ms: number, expire: () => void) => () => void;
+
+/** The deadline of a timer. */
+export const TIMER_DEADLINE: Deadline = (ms, expire) => {
+  const timer = setTimeout(expire, ms);
+  return () => clearTimeout(timer);
+};
+
 /** What the main thread sends the thread. */
 export interface ParserRequest {
   id: number;
@@ -61,7 +73,10 @@ export class DefinitionParser {
   /** Texts the thread has answered (tests). */
   parses = 0;
 
-  constructor(private readonly limits: ParserLimits = PARSER_LIMITS) {}
+  constructor(
+    private readonly limits: ParserLimits = PARSER_LIMITS,
+    private readonly deadline: Deadline = TIMER_DEADLINE,
+  ) {}
 
   /** The content of `text`, in turn with other callers; rejects only when the thread cannot start or is closed. */
   parse(text: string): Promise<DefinitionContent> {
@@ -91,14 +106,15 @@ export class DefinitionParser {
     const id = this.nextId++;
     try {
       return await new Promise<DefinitionContent>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          const tooCostly = { ok: false, error: `the YAML text took longer than ${this.limits.timeoutMs} ms to parse (too costly)` } as const;
+        const timeoutMs = this.limits.timeoutMs;
+        const cancel = this.deadline(timeoutMs, () => {
+          const tooCostly = { ok: false, error: `the YAML text took longer than ${timeoutMs} ms to parse (too costly)` } as const;
           void this.end(worker, new Error('the definition parser was ended'), tooCostly);
-        }, this.limits.timeoutMs);
+        });
         this.pending = {
           id,
           settle: (answer) => {
-            clearTimeout(timer);
+            cancel();
             if (answer instanceof Error) reject(answer);
             else resolve(answer);
           },

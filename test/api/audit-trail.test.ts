@@ -8,6 +8,7 @@ import { call, callWithHost, expectProblem } from '../helpers/http.js';
 import { OidcProvider } from '../helpers/oidc-provider.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer, startSignInServer, type SignInServer } from '../helpers/sign-in.js';
+import { until } from '../helpers/until.js';
 
 const KEY = 'sk-ant-audit';
 const finding = DEMO_FINDING;
@@ -95,10 +96,7 @@ describe('audit trail (docs/audit.md)', () => {
         const rows = csv.text.trimEnd().split('\n').length - 1;
         expect(rows).to.be.greaterThan(0);
         // the export's line is written once its stream has closed
-        const deadline = Date.now() + 10_000;
-        while (!server.audit().some((l) => l.operationId === 'exportDimension' && l.user.sub === 'u-ada') && Date.now() < deadline) {
-          await new Promise((resolve) => setImmediate(resolve));
-        }
+        await until(() => server.audit().some((l) => l.operationId === 'exportDimension' && l.user.sub === 'u-ada'), { what: "the export's audit line" });
         expect(server.audit().filter((l) => l.operationId === 'exportDimension').at(-1)!.details).to.deep.equal({ entity: 'cost_centres', rows, truncated: false });
       });
       const narrative = lines.find((l) => l.operationId === 'createNarrative')!;

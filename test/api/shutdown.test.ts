@@ -4,10 +4,39 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { generateDemo } from '../../src/demo/generate.js';
+import type { Logger } from '../../src/logger.js';
 import { demoTemplateDir, startTestServer, tempDir } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const ROWS = 100_000; // materials rows per tenant: an export that a paused client keeps running
+const NO_NEW_CONNECTIONS = 'shutting down: no new connections; finishing in-flight requests';
+
+/** A logger that keeps its lines; `logged(msg)` resolves with the first line whose msg is `msg`. */
+function capturedLog(): { logger: Logger; msgs: () => string[]; logged: (msg: string) => Promise<any> } {
+  const lines: any[] = [];
+  const waiters: { msg: string; resolve: (line: any) => void }[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      const line = JSON.parse(String(chunk));
+      lines.push(line);
+      for (const waiter of waiters.filter((w) => w.msg === line.msg)) waiter.resolve(line);
+      done();
+    },
+  });
+  return {
+    logger: pino({ level: 'info' }, sink),
+    msgs: () => lines.map((l) => l.msg as string),
+    logged: (msg) =>
+      new Promise((resolve) => {
+        const seen = lines.find((l) => l.msg === msg);
+        if (seen !== undefined) resolve(seen);
+        else waiters.push({ msg, resolve });
+      }),
+  };
+}
 
 /** A server process started with `node --import tsx src/main.ts`, with its log lines as they come. */
 interface Spawned {
@@ -114,8 +143,8 @@ describe('graceful shutdown (src/main.ts, src/server.ts)', function () {
   });
   after(() => data.remove());
 
-  it('on SIGTERM answers readiness 503 at once, serves on for SHUTDOWN_DELAY_MS, then refuses new connections while a streaming export completes, and exits 0', async () => {
-    const server = spawnMain({ DATA_DIR: data.dir, KLS_DIR: path.join(data.dir, 'kls'), SHUTDOWN_DELAY_MS: '3000', SHUTDOWN_TIMEOUT_MS: '60000' });
+  it('on SIGTERM refuses new connections while a streaming export completes, and exits 0', async () => {
+    const server = spawnMain({ DATA_DIR: data.dir, KLS_DIR: path.join(data.dir, 'kls'), SHUTDOWN_TIMEOUT_MS: '60000' });
     try {
       const port = await server.port;
       const running = await pausedExport(port);
@@ -124,13 +153,6 @@ describe('graceful shutdown (src/main.ts, src/server.ts)', function () {
 
       server.child.kill('SIGTERM');
       await server.logged('shutting down: readiness answers 503');
-      const ready = await getOnce(port, '/health/ready');
-      expect(ready.status).to.equal(503);
-      expect(ready.body).to.include({ status: 'not_ready', reason: 'shutting-down' });
-      // the delay: new connections are still served
-      expect((await getOnce(port, '/health/live')).status).to.equal(200);
-      expect((await getOnce(port, '/api/db-status/kantonsspital')).status).to.equal(200);
-
       await server.logged('shutting down: no new connections; finishing in-flight requests');
       expect(await refused(port)).to.equal(true);
       const { text, complete } = await running.rest();
@@ -143,6 +165,46 @@ describe('graceful shutdown (src/main.ts, src/server.ts)', function () {
       expect(server.lines.map((l) => l.msg)).to.include('stopped');
     } finally {
       server.child.kill('SIGKILL');
+    }
+  });
+
+  it('answers readiness 503 at once and serves on for SHUTDOWN_DELAY_MS, then refuses new connections while a streaming export completes', async () => {
+    // the delay's wait is the test's: it ends when the test releases it, however long the requests below take
+    const asked: number[] = [];
+    let release!: () => void;
+    const wait = (ms: number) => {
+      asked.push(ms);
+      return new Promise<void>((resolve) => (release = resolve));
+    };
+    const log = capturedLog();
+    const server = await startTestServer({ dataDir: data.dir, env: { SHUTDOWN_DELAY_MS: '3000' }, log: log.logger, timing: { wait } });
+    let running: Awaited<ReturnType<typeof pausedExport>> | undefined;
+    try {
+      running = await pausedExport(server.port);
+      expect(running.status).to.equal(200);
+      expect((await getOnce(server.port, '/health/ready')).status).to.equal(200);
+
+      const stopped = server.stop(60_000);
+      expect(asked).to.deep.equal([3000]);
+      const ready = await getOnce(server.port, '/health/ready');
+      expect(ready.status).to.equal(503);
+      expect(ready.body).to.include({ status: 'not_ready', reason: 'shutting-down' });
+      // the delay: new connections are still served
+      expect((await getOnce(server.port, '/health/live')).status).to.equal(200);
+      expect((await getOnce(server.port, '/api/db-status/kantonsspital')).status).to.equal(200);
+      expect(log.msgs()).not.to.include(NO_NEW_CONNECTIONS);
+
+      release();
+      await log.logged(NO_NEW_CONNECTIONS);
+      expect(await refused(server.port)).to.equal(true);
+      const { text, complete } = await running.rest();
+      expect(complete).to.equal(true);
+      expect(text.split('\r\n')).to.have.length(ROWS + 2);
+      await stopped;
+    } finally {
+      running?.socket.destroy();
+      release?.();
+      await server.close();
     }
   });
 
@@ -162,18 +224,19 @@ describe('graceful shutdown (src/main.ts, src/server.ts)', function () {
   });
 
   it('ends a keep-alive connection as soon as its answer has ended once the server stops accepting', async () => {
-    const server = await startTestServer({ dataDir: data.dir });
+    // keep-alive timeout and grace both far longer than the wait below: only the server's closing can end the
+    // connection once the export has ended
+    const server = await startTestServer({ dataDir: data.dir, timing: { keepAliveTimeoutMs: 600_000 } });
     const agent = new http.Agent({ keepAlive: true });
     try {
       const running = await pausedExport(server.port, agent);
       expect(running.headers.connection).to.equal('keep-alive');
-      const closed = new Promise<number>((resolve) => running.socket.once('close', () => resolve(performance.now())));
-      const stopped = server.stop(60_000, 0);
+      let closed = false;
+      running.socket.once('close', () => (closed = true));
+      const stopped = server.stop(600_000, 0);
       const { complete } = await running.rest();
-      const ended = performance.now();
       expect(complete).to.equal(true);
-      // without closing it, the connection would stay open for the 5 s keep-alive timeout, and the stop with it
-      expect((await closed) - ended).to.be.below(2500);
+      await until(() => closed, { what: 'the server to close the keep-alive connection' });
       await stopped;
     } finally {
       agent.destroy();

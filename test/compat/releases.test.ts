@@ -153,14 +153,18 @@ describe('the release script (npm run release:contract)', function () {
     expect(fs.readFileSync(released(LATEST), 'utf8')).to.equal(fs.readFileSync(path.join(work.dir, 'openapi.yaml'), 'utf8'));
   });
 
-  it('releases a new version: copies openapi.yaml byte for byte and dates its CHANGELOG heading', () => {
+  it('releases a new version: copies openapi.yaml byte for byte and dates its CHANGELOG heading with the date given', () => {
     changeContract(work.dir, (doc) => ((doc.info.version = PATCH), (schemas(doc).TaxonomyFanout.properties.median = { type: 'number' })));
     const changelogFile = path.join(work.dir, 'CHANGELOG.md');
     addSection(work.dir, `## ${PATCH} — Unreleased\n\n### Added\n- \`TaxonomyFanout.median\`.`);
-    const run = runScript('release-contract.ts', work.dir);
+    const misdated = runScript('release-contract.ts', work.dir, ['--date', '2026-02-30']);
+    expect(misdated.status).to.equal(1);
+    expect(misdated.output).to.include('release refused: --date 2026-02-30 is not a date YYYY-MM-DD');
+    expect(fs.existsSync(released(PATCH))).to.equal(false);
+    const run = runScript('release-contract.ts', work.dir, ['--date', '2026-02-28']);
     expect(run.status, run.output).to.equal(0);
     expect(fs.readFileSync(released(PATCH), 'utf8')).to.equal(fs.readFileSync(path.join(work.dir, 'openapi.yaml'), 'utf8'));
-    expect(fs.readFileSync(changelogFile, 'utf8')).to.include(`## ${PATCH} — ${new Date().toISOString().slice(0, 10)}\n`);
+    expect(fs.readFileSync(changelogFile, 'utf8')).to.include(`## ${PATCH} — 2026-02-28\n`);
     expect(checkCompatibility(work.dir).violations).to.deep.equal([]);
   });
 

@@ -98,17 +98,16 @@ describe('client address and host behind trusted proxies (src/http/forwarded.ts)
     }
   });
 
-  it('keeps the last address it can read when a trusted hop forwarded something else, and reads a long header in bounded time', async () => {
+  it('keeps the last address it can read when a trusted hop forwarded something else, and walks a long header only as far as the hops it trusts', async () => {
     const app = await serve(trustOf('loopback, 10.0.0.0/8'));
     try {
       expect((await app.see({ 'x-forwarded-for': 'unknown, 10.1.2.3' })).ip).to.equal('10.1.2.3');
       const long = Array.from({ length: 1500 }, (_, i) => `10.0.${i >> 8}.${i & 255}`).join(',');
       expect(long.length).to.be.greaterThan(14_000);
-      const started = performance.now();
       const seen = await app.see({ 'x-forwarded-for': long });
-      // only the last MAX_PROXY_HOPS + 1 entries are walked: the one 33 from the end is taken as the client
+      // only the last MAX_PROXY_HOPS + 1 entries are walked: the one 33 from the end is taken as the client, though
+      // every entry is a trusted address
       expect(seen.ip).to.equal(long.split(',').at(-33));
-      expect(performance.now() - started).to.be.below(1000);
     } finally {
       await app.close();
     }

@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readAfsSignal } from '../../src/lineage/signal-summary.js';
 import { readSignalFromAfs } from '../../src/narrative/enrichment.js';
-import { DefinitionParser, PARSER_LIMITS, type ParserLimits } from '../../src/signals/definition-parser.js';
+import { DefinitionParser, PARSER_LIMITS, TIMER_DEADLINE, type Deadline, type ParserLimits } from '../../src/signals/definition-parser.js';
 import { LIMITS } from '../../src/signals/definition-rules.js';
 import { AfsDefinitions } from '../../src/signals/afs-store.js';
 import { StoredDefinitions } from '../../src/signals/stored-definitions.js';
-import { nestedLists } from '../helpers/hostile-yaml.js';
+import { nestedLists, nestedListsWithin } from '../helpers/hostile-yaml.js';
 import { tempDir } from '../helpers/server.js';
 import { EXAMPLE_SIGNAL, signalYaml } from '../helpers/signals.js';
 import { until } from '../helpers/until.js';
@@ -15,9 +15,9 @@ import { until } from '../helpers/until.js';
 describe('definition parser thread', function () {
   this.timeout(60_000);
   const parsers: DefinitionParser[] = [];
-  const parserWith = (limits: Partial<ParserLimits> = {}): { parser: DefinitionParser; limits: ParserLimits } => {
+  const parserWith = (limits: Partial<ParserLimits> = {}, deadline?: Deadline): { parser: DefinitionParser; limits: ParserLimits } => {
     const own = { ...PARSER_LIMITS, ...limits };
-    const parser = new DefinitionParser(own);
+    const parser = new DefinitionParser(own, deadline);
     parsers.push(parser);
     return { parser, limits: own };
   };
@@ -37,17 +37,31 @@ describe('definition parser thread', function () {
   });
 
   it('ends the thread when a text takes longer than the time limit, answers it as too costly, and starts a new one for the next', async () => {
-    // the limit is read at each text: 1 ms is too short for 700 lists nested ten deep, the next text gets the usual limit
-    const { parser, limits } = parserWith({ timeoutMs: 1 });
-    const costly = nestedLists(700);
-    expect(costly.length).to.be.below(LIMITS.yamlChars);
-    const answer = await parser.parse(costly);
-    expect(answer).to.deep.equal({ ok: false, error: 'the YAML text took longer than 1 ms to parse (too costly)' });
+    // the test's clock: the limit has passed as soon as the text is sent (before the thread can answer) while
+    // `expired` holds; then the usual timer
+    let expired = true;
+    const deadline: Deadline = (ms, expire) => {
+      if (!expired) return TIMER_DEADLINE(ms, expire);
+      queueMicrotask(expire);
+      return () => {};
+    };
+    const { parser } = parserWith({}, deadline);
+    const answer = await parser.parse(nestedLists(700));
+    expect(answer).to.deep.equal({ ok: false, error: `the YAML text took longer than ${PARSER_LIMITS.timeoutMs} ms to parse (too costly)` });
     expect(parser.running).to.equal(false);
-    limits.timeoutMs = PARSER_LIMITS.timeoutMs;
+    expired = false;
     const next = await parser.parse(EXAMPLE_SIGNAL);
     expect(next).to.deep.include({ ok: true, probeId: 'probe_unbilled_cases' });
     expect(parser.starts).to.equal(2);
+  });
+
+  it('answers a costly nesting within the size limit by its node limit when the time limit does not end it', async () => {
+    const never: Deadline = () => () => {};
+    const { parser } = parserWith({}, never);
+    const costly = nestedListsWithin(LIMITS.yamlChars);
+    expect(costly.length).to.be.at.most(LIMITS.yamlChars);
+    expect(await parser.parse(costly)).to.deep.equal({ ok: false, error: 'more than 4000 nodes (line 3)' });
+    expect({ starts: parser.starts, parses: parser.parses }).to.deep.equal({ starts: 1, parses: 1 });
   });
 
   it('refuses a text over the size limit without sending it to the thread', async () => {
