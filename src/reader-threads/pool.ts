@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { addonLoaded, startWorker } from '../worker-entry.js';
-import { FINAL_REPLIES, type JobReply, type ReaderJob, type ReaderReply, type ReaderRequest, type Readers, type RunningJob } from './protocol.js';
+import { FINAL_REPLIES, type JobReply, type ReaderJob, type ReaderReply, type Readers, type RunningJob, type ThreadRequest } from './protocol.js';
 import { Waiters } from './waiters.js';
 
 // Reads of a tenant file whose cost grows with the table (exports, explain's counts) run on reader threads with
@@ -26,7 +26,7 @@ class ReaderThread {
   ready = false;
   ended = false;
   /** Requests sent before the thread was ready, in order. */
-  readonly backlog: ReaderRequest[] = [];
+  readonly backlog: ThreadRequest[] = [];
   /** Jobs on this thread and who hears their replies. */
   readonly jobs = new Map<number, (reply: JobReply) => void>();
   idleTimer: NodeJS.Timeout | null = null;
@@ -38,10 +38,22 @@ class ReaderThread {
     this.loaded = addonLoaded(worker);
   }
 
-  post(request: ReaderRequest): void {
+  post(request: ThreadRequest): void {
     if (this.ready) this.worker.postMessage(request);
     else this.backlog.push(request);
   }
+}
+
+/**
+ * A hold on the steps of the reader threads (tests): the next step of each thread blocks it, as a single long
+ * SQLite step does, until `release`. It shows that a costly read being on a reader thread leaves the main thread
+ * free, without depending on how long the read takes.
+ */
+export interface StepHold {
+  /** Whether a thread is waiting in a step now. */
+  readonly holding: boolean;
+  /** Lets every held step go on; later steps are not held. */
+  release(): void;
 }
 
 /** At most `maxThreads` reader threads, started on demand and ended after `idleMs` without a job. */
@@ -51,6 +63,8 @@ export class ReaderPool implements Readers {
   private readonly noThreads = new Waiters();
   private nextId = 1;
   private closed = false;
+  /** The gate of the current StepHold, given to threads as they start. */
+  private gate: Int32Array | null = null;
   /** Threads started since the pool was made (tests). */
   started = 0;
 
@@ -99,6 +113,23 @@ export class ReaderPool implements Readers {
     };
   }
 
+  /** Tests: holds the next step of every reader thread, those running and those yet to start, until released. */
+  holdSteps(): StepHold {
+    const gate = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+    this.gate = gate;
+    for (const thread of this.threads) thread.post({ kind: 'hold', gate });
+    return {
+      get holding() {
+        return Atomics.load(gate, 0) === 0 && Atomics.load(gate, 1) > 0;
+      },
+      release: () => {
+        if (this.gate === gate) this.gate = null;
+        Atomics.store(gate, 0, 1);
+        Atomics.notify(gate, 0);
+      },
+    };
+  }
+
   /** Ends every thread; jobs not over fail. */
   async close(): Promise<void> {
     this.closed = true;
@@ -116,6 +147,7 @@ export class ReaderPool implements Readers {
     const thread = new ReaderThread(startWorker(import.meta.url, 'reader-worker', null, { maxYoungGenerationSizeMb: WORKER_YOUNG_MB }));
     this.threads.push(thread);
     this.started += 1;
+    if (this.gate !== null) thread.post({ kind: 'hold', gate: this.gate });
     thread.worker.on('message', (reply: ReaderReply) => this.receive(thread, reply));
     thread.worker.on('error', (err) => void this.end(thread, err));
     thread.worker.on('exit', (code) => void this.end(thread, new Error(`a reader thread exited with code ${code}`)));

@@ -24,6 +24,13 @@ export type ReaderRequest =
   /** The job is no longer wanted (client gone): stop, close, answer `cancelled`. */
   | { kind: 'cancel'; id: number };
 
+/**
+ * What the pool sends a reader thread: a request, or (tests) a gate at which every step waits until it is opened
+ * (`ReaderPool.holdSteps`). The gate's first integer is 0 while closed and 1 once open; its second counts the steps
+ * waiting at it.
+ */
+export type ThreadRequest = ReaderRequest | { kind: 'hold'; gate: Int32Array };
+
 /** What a reader answers about a job. Every job gets exactly one final reply (FINAL_REPLIES), last. */
 export type JobReply =
   | { kind: 'head'; id: number; truncated: boolean }

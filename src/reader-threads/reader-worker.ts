@@ -6,7 +6,7 @@ import { runInNewContext } from 'node:vm';
 import '../sqlite-addon.js';
 import { parentPort } from 'node:worker_threads';
 import { blockBytesRead } from '../dimensions/json-block.js';
-import type { ReaderReply, ReaderRequest } from './protocol.js';
+import type { ReaderReply, ThreadRequest } from './protocol.js';
 import { JobStepper } from './stepper.js';
 
 /**
@@ -45,6 +45,18 @@ function youngCollection(): () => void {
 const collect = youngCollection();
 let collectedAt = 0;
 
+/** A test's gate (`ReaderPool.holdSteps`): the next step blocks this thread at it, as a long SQLite step would. */
+let gate: Int32Array | null = null;
+function waitAtGate(): void {
+  if (gate === null) return;
+  if (Atomics.load(gate, 0) === 0) {
+    Atomics.add(gate, 1, 1);
+    Atomics.wait(gate, 0, 0);
+    Atomics.sub(gate, 1, 1);
+  }
+  gate = null;
+}
+
 const port = parentPort!;
 const stepper = new JobStepper(
   (reply, transfer = []) => port.postMessage(reply satisfies ReaderReply, transfer),
@@ -53,6 +65,10 @@ const stepper = new JobStepper(
     collectedAt = blockBytesRead();
     collect();
   },
+  waitAtGate,
 );
-port.on('message', (request: ReaderRequest) => stepper.receive(request));
+port.on('message', (request: ThreadRequest) => {
+  if (request.kind === 'hold') gate = request.gate;
+  else stepper.receive(request);
+});
 port.postMessage({ kind: 'ready' } satisfies ReaderReply);

@@ -33,6 +33,8 @@ export class JobStepper {
     private readonly send: SendReply,
     /** Called after every step (a reader thread collects its garbage there). */
     private readonly afterStep: () => void = () => {},
+    /** Called before every step (a reader thread waits there at a test's gate). */
+    private readonly beforeStep: () => void = () => {},
   ) {}
 
   /** Takes a request of the main thread: a new job, credit for one, or its cancellation. */
@@ -76,6 +78,7 @@ export class JobStepper {
     if (id === undefined) return;
     this.lastStepped = id;
     const job = this.jobs.get(id)!;
+    this.beforeStep();
     try {
       job.step();
     } catch (err) {
