@@ -19,6 +19,15 @@ export const TRIGRAM_MIN_LENGTH = 3;
 /** Results with nine empty arrays. */
 export const EMPTY_RESULTS: EncodedResults = new EncodedJson<SearchResults>(encodeHitRows([]));
 
+/**
+ * Sidecars of at most this many items read their names on the thread that serves searches, without a names worker.
+ * On the 2-core bench machine under load, reading the names of 500 items took 7–134 ms there and 230–1,180 ms through
+ * a worker (44 items, a small demo tenant: 2–36 against 520–2,240 ms; 4,000 items: 140–300 ms, too long to hold
+ * the other requests). A worker also leaves memory behind: 1,000 small tenants searched once each started ~650
+ * names workers, and the C allocator kept part of what each used (docs/decisions/0014-memory.md).
+ */
+export const NAMES_ON_THIS_THREAD_MAX_ITEMS = 500;
+
 /** Largest code point: `prefix + MAX_CHARACTER` bounds the folded names that start with `prefix`. */
 const MAX_CHARACTER = '\u{10FFFF}';
 
@@ -91,16 +100,24 @@ export class SearchIndex {
   }
 
   /**
-   * Reads the folded names into memory (in a worker thread); later searches match them there instead of
-   * running two statements per kind. Answers the bytes they take (0 when the index was closed meanwhile).
-   * Results are the same either way; only the cost differs.
+   * Reads the folded names into memory; later searches match them there instead of running two statements per
+   * kind. A sidecar of more than `onThisThreadMaxItems` items is read in a worker thread (its transient memory and
+   * CPU stay off this thread), a smaller one here, before this returns. Answers the bytes they take (0 when the
+   * index was closed meanwhile). Results are the same either way; only the cost differs.
    */
-  async loadNames(): Promise<number> {
-    if (this.names === null) {
-      const names = await NameIndex.load(this.file, () => this.isClosed);
+  async loadNames(onThisThreadMaxItems = NAMES_ON_THIS_THREAD_MAX_ITEMS): Promise<number> {
+    if (this.names === null && !this.isClosed) {
+      const names = this.itemCount() <= onThisThreadMaxItems ? NameIndex.read(this.db) : await NameIndex.load(this.file, () => this.isClosed);
       if (names !== null && !this.isClosed) this.names = names;
     }
     return this.namesBytes;
+  }
+
+  /** Items in the sidecar, as its build recorded them (Infinity when not recorded: the names then load on a worker). */
+  private itemCount(): number {
+    const value = this.db.prepare("SELECT value FROM index_info WHERE key = 'items'").pluck().get() as string | null | undefined;
+    const items = value === null || value === undefined ? NaN : Number(value);
+    return Number.isInteger(items) ? items : Infinity;
   }
 
   /** Drops the in-memory names (searches go back to the sidecar's statements). */
