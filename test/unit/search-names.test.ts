@@ -108,6 +108,23 @@ describe('search names in memory', () => {
     }
   });
 
+  it('answers the first search of a small index from its names in memory', async () => {
+    const own = path.join(dir, 'small');
+    fs.mkdirSync(own);
+    const kls = path.join(own, 'kls.sqlite');
+    buildKls(kls, 'small', { search_items: { columns: KLS_COLUMNS.search_items, rows: rows().slice(0, 40) } });
+    const db = new Database(kls, { readonly: true });
+    const indexes = new SearchIndexes(pino({ level: 'silent' }), checkHit, 64 * 1024 * 1024);
+    try {
+      const first = (await indexes.search({ compositeId: 'lab.small', dir: own, generation: 1, fingerprint: 'f', db }, 'kosten')).bytes.toString();
+      expect(indexes.namesBytes, 'names in memory when the first search answers').to.be.greaterThan(0);
+      expect(first).to.include('"id"');
+    } finally {
+      indexes.close();
+      db.close();
+    }
+  });
+
   it('finds odd names: astral letters, CJK, a NUL inside a name, and substrings of accented names', async () => {
     const memory = SearchIndex.open(sidecar, 1);
     try {
