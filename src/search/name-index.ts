@@ -148,6 +148,15 @@ export class NameIndex {
     });
   }
 
+  /**
+   * Reads the names of an open sidecar on the calling thread, synchronously: for small sidecars, whose names take
+   * less time to read than a thread takes to start (a thread also costs its own heap, and the C allocator keeps
+   * part of what each one used).
+   */
+  static read(db: Database.Database): NameIndex {
+    return NameIndex.of(SEARCH_KINDS.map((_, rank) => buildKindNames(db, rank)));
+  }
+
   private static of(kinds: readonly (KindNames | null)[]): NameIndex {
     let bytes = 0;
     for (const kind of kinds) {

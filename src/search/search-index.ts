@@ -19,18 +19,39 @@ export const TRIGRAM_MIN_LENGTH = 3;
 /** Results with nine empty arrays. */
 export const EMPTY_RESULTS: EncodedResults = new EncodedJson<SearchResults>(encodeHitRows([]));
 
+/**
+ * Sidecars of at most this many items read their names on the thread that serves searches, without a names worker.
+ * On the 2-core bench machine under load, reading the names of 500 items took 7–134 ms there and 230–1,180 ms through
+ * a worker (44 items, a small demo tenant: 2–36 against 520–2,240 ms; 4,000 items: 140–300 ms, too long to hold
+ * the other requests). A worker also leaves memory behind: 1,000 small tenants searched once each started ~650
+ * names workers, and the C allocator kept part of what each used (docs/decisions/0016-memory.md).
+ */
+export const NAMES_ON_THIS_THREAD_MAX_ITEMS = 500;
+
 /** Largest code point: `prefix + MAX_CHARACTER` bounds the folded names that start with `prefix`. */
 const MAX_CHARACTER = '\u{10FFFF}';
 
+/** The statements that match names in the sidecar, when its names are not in memory. */
+interface NameStatements {
+  byPrefix: Database.Statement;
+  bySubstring: Map<SearchKind, Database.Statement>;
+  /** Chooses the ids of one search in one read transaction: one shared lock, not one per statement. */
+  chooseInOneRead: (folded: string) => number[][];
+}
+
 /** An open, read-only search sidecar of one tenant generation. */
 export class SearchIndex {
-  private readonly byPrefix: Database.Statement;
-  private readonly bySubstring: Map<SearchKind, Database.Statement>;
   private readonly hits: Database.Statement;
-  /** The statements that choose the ids of one search in one read transaction: one shared lock, not one each. */
-  private readonly chooseInOneRead: (folded: string) => number[][];
+  /**
+   * Prepared on the first search without names in memory: the nine trigram tables cost their connection memory
+   * only once a statement reads them. 64 sidecars of a 44-item tenant, opened and searched, grew the memory outside
+   * V8's heap by 26 MB with these statements and by 12 MB with the names in memory instead.
+   */
+  private statements: NameStatements | null = null;
   /** The folded names in memory, once loadNames has finished: prefix and substring matches without SQL. */
   private names: NameIndex | null = null;
+  /** Items in the sidecar, as its build recorded them (Infinity when not recorded). */
+  private readonly items: number;
 
   private constructor(
     private readonly db: Database.Database,
@@ -38,14 +59,20 @@ export class SearchIndex {
     readonly file: string,
     readonly generation: number,
   ) {
-    this.byPrefix = db
-      .prepare('SELECT item FROM name_keys WHERE kind_rank = ? AND fold >= ? AND fold < ? ORDER BY fold, item LIMIT ?')
-      .pluck();
-    this.bySubstring = new Map(
-      SEARCH_KINDS.map((kind) => [kind, db.prepare(`SELECT rowid FROM ${ftsTableOf(kind)} WHERE ${ftsTableOf(kind)} MATCH ? ORDER BY rowid LIMIT ?`).pluck()]),
-    );
     this.hits = prepareHits(db);
-    this.chooseInOneRead = db.transaction((folded: string) => this.choose(folded));
+    const items = Number(db.prepare("SELECT value FROM index_info WHERE key = 'items'").pluck().get() ?? NaN);
+    this.items = Number.isInteger(items) ? items : Infinity;
+  }
+
+  private nameStatements(): NameStatements {
+    this.statements ??= {
+      byPrefix: this.db.prepare('SELECT item FROM name_keys WHERE kind_rank = ? AND fold >= ? AND fold < ? ORDER BY fold, item LIMIT ?').pluck(),
+      bySubstring: new Map(
+        SEARCH_KINDS.map((kind) => [kind, this.db.prepare(`SELECT rowid FROM ${ftsTableOf(kind)} WHERE ${ftsTableOf(kind)} MATCH ? ORDER BY rowid LIMIT ?`).pluck()]),
+      ),
+      chooseInOneRead: this.db.transaction((folded: string) => this.choose(folded)),
+    };
+    return this.statements;
   }
 
   /** Opens a finished sidecar file read-only. */
@@ -91,16 +118,22 @@ export class SearchIndex {
   }
 
   /**
-   * Reads the folded names into memory (in a worker thread); later searches match them there instead of
-   * running two statements per kind. Answers the bytes they take (0 when the index was closed meanwhile).
-   * Results are the same either way; only the cost differs.
+   * Reads the folded names into memory; later searches match them there instead of running two statements per
+   * kind. A sidecar of more than `onThisThreadMaxItems` items is read in a worker thread (its transient memory and
+   * CPU stay off this thread), a smaller one here, before this returns. Answers the bytes they take (0 when the
+   * index was closed meanwhile). Results are the same either way; only the cost differs.
    */
-  async loadNames(): Promise<number> {
-    if (this.names === null) {
-      const names = await NameIndex.load(this.file, () => this.isClosed);
+  async loadNames(onThisThreadMaxItems = NAMES_ON_THIS_THREAD_MAX_ITEMS): Promise<number> {
+    if (this.names === null && !this.isClosed) {
+      const names = this.items <= onThisThreadMaxItems ? NameIndex.read(this.db) : await NameIndex.load(this.file, () => this.isClosed);
       if (names !== null && !this.isClosed) this.names = names;
     }
     return this.namesBytes;
+  }
+
+  /** Whether loadNames reads the names on this thread, before it returns (a sidecar of few items). */
+  get namesReadHere(): boolean {
+    return this.items <= NAMES_ON_THIS_THREAD_MAX_ITEMS;
   }
 
   /** Drops the in-memory names (searches go back to the sidecar's statements). */
@@ -119,7 +152,7 @@ export class SearchIndex {
     const folded = foldText(query);
     if (this.isClosed) throw new Error('the search index is closed');
     if (folded === '' || folded.includes(NAME_END)) return EMPTY_RESULTS;
-    const chosen = this.names !== null ? this.choose(folded) : this.chooseInOneRead(folded);
+    const chosen = this.names !== null ? this.choose(folded) : this.nameStatements().chooseInOneRead(folded);
     if (!chosen.some((ids) => ids.length > 0)) return EMPTY_RESULTS;
     return new EncodedJson<SearchResults>(encodeHitRows(this.hits.all(JSON.stringify(chosen)) as [number, Buffer][]));
   }
@@ -138,10 +171,10 @@ export class SearchIndex {
         for (const id of ids) if (chosen.size < PER_KIND_LIMIT) chosen.add(id);
       };
       // an item has up to three names: three rows per item cover PER_KIND_LIMIT items
-      take(names !== null ? names.prefix(rank, query!, PER_KIND_LIMIT) : (this.byPrefix.all(rank, folded, folded + MAX_CHARACTER, PER_KIND_LIMIT * 3) as number[]));
+      take(names !== null ? names.prefix(rank, query!, PER_KIND_LIMIT) : (this.nameStatements().byPrefix.all(rank, folded, folded + MAX_CHARACTER, PER_KIND_LIMIT * 3) as number[]));
       if (substring && chosen.size < PER_KIND_LIMIT) {
         const limit = PER_KIND_LIMIT + chosen.size;
-        take(names !== null ? names.substring(rank, query!, limit) : (this.bySubstring.get(kind)!.all(phrase, limit) as number[]));
+        take(names !== null ? names.substring(rank, query!, limit) : (this.nameStatements().bySubstring.get(kind)!.all(phrase, limit) as number[]));
       }
       chosenByRank.push([...chosen]);
     });

@@ -217,29 +217,37 @@ export class SearchIndexes {
   }
 
   /**
-   * Reads an index's names into memory when the budget has room (queued, one at a time). The size is known
-   * only once read: names that would overrun the budget are dropped again and the index keeps using its
-   * sidecar's statements.
+   * Reads an index's names into memory when the budget has room. A small index's names are read at once, so that
+   * its first search already uses them and its sidecar's name statements are never prepared; larger ones are
+   * queued, one at a time (one worker's transient memory at a time). The size is known only once read: names that
+   * would overrun the budget are dropped again and the index keeps using its sidecar's statements.
    */
   private loadNames(compositeId: string, index: SearchIndex): void {
-    this.namesLoading = this.namesLoading.then(async () => {
-      if (index.isClosed || this.namesBytes >= this.namesBudgetBytes) return;
-      const started = performance.now();
-      try {
-        const bytes = await index.loadNames();
-        if (index.isClosed || bytes === 0) return;
-        if (this.namesBytes + bytes > this.namesBudgetBytes) {
-          index.dropNames();
-          this.log.info({ tenant: compositeId, generation: index.generation, mb: toMb(bytes), budgetMb: toMb(this.namesBudgetBytes) }, 'search names left on disk: over SEARCH_MEMORY_MB');
-          return;
-        }
-        this.namesCharged.set(index, bytes);
-        this.log.info({ tenant: compositeId, generation: index.generation, mb: toMb(bytes), ms: Math.round(performance.now() - started) }, 'search names in memory');
-      } catch (err) {
+    if (index.namesReadHere) {
+      const loaded = this.chargeNames(compositeId, index);
+      this.namesLoading = this.namesLoading.then(() => loaded);
+    } else {
+      this.namesLoading = this.namesLoading.then(() => this.chargeNames(compositeId, index));
+    }
+  }
+
+  private async chargeNames(compositeId: string, index: SearchIndex): Promise<void> {
+    if (index.isClosed || this.namesBytes >= this.namesBudgetBytes) return;
+    const started = performance.now();
+    try {
+      const bytes = await index.loadNames();
+      if (index.isClosed || bytes === 0) return;
+      if (this.namesBytes + bytes > this.namesBudgetBytes) {
         index.dropNames();
-        this.log.warn({ tenant: compositeId, generation: index.generation, err: (err as Error).message }, 'search names could not be read into memory');
+        this.log.info({ tenant: compositeId, generation: index.generation, mb: toMb(bytes), budgetMb: toMb(this.namesBudgetBytes) }, 'search names left on disk: over SEARCH_MEMORY_MB');
+        return;
       }
-    });
+      this.namesCharged.set(index, bytes);
+      this.log.info({ tenant: compositeId, generation: index.generation, mb: toMb(bytes), ms: Math.round(performance.now() - started) }, 'search names in memory');
+    } catch (err) {
+      index.dropNames();
+      this.log.warn({ tenant: compositeId, generation: index.generation, err: (err as Error).message }, 'search names could not be read into memory');
+    }
   }
 
   private async open(source: IndexSource): Promise<SearchIndex> {

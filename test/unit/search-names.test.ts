@@ -67,25 +67,61 @@ describe('search names in memory', () => {
   });
   after(() => remove());
 
-  it('answers every query byte for byte as the sidecar statements do', async () => {
-    const statements = SearchIndex.open(sidecar, 1);
-    const memory = SearchIndex.open(sidecar, 1);
-    try {
-      expect(await memory.loadNames()).to.be.greaterThan(0);
-      const all = queries();
-      let nonEmpty = 0;
-      const different: string[] = [];
-      for (const q of all) {
-        const expected = statements.search(q).bytes.toString();
-        if (memory.search(q).bytes.toString() !== expected) different.push(JSON.stringify(q));
-        if (expected.includes('"id"')) nonEmpty += 1;
+  for (const [where, onThisThreadMaxItems] of [['read by a names worker', 0], ['read on this thread', Number.MAX_SAFE_INTEGER]] as const) {
+    it(`answers every query byte for byte as the sidecar statements do (names ${where})`, async () => {
+      const statements = SearchIndex.open(sidecar, 1);
+      const memory = SearchIndex.open(sidecar, 1);
+      try {
+        expect(await memory.loadNames(onThisThreadMaxItems)).to.be.greaterThan(0);
+        const all = queries();
+        let nonEmpty = 0;
+        const different: string[] = [];
+        for (const q of all) {
+          const expected = statements.search(q).bytes.toString();
+          if (memory.search(q).bytes.toString() !== expected) different.push(JSON.stringify(q));
+          if (expected.includes('"id"')) nonEmpty += 1;
+        }
+        expect(different, `queries answered differently: ${different.slice(0, 10).join(', ')}`).to.deep.equal([]);
+        // the comparison means something only when most queries find items
+        expect({ nonEmpty: nonEmpty > all.length * 0.8, many: all.length > 1000 }, `${nonEmpty} of ${all.length} found items`).to.deep.equal({ nonEmpty: true, many: true });
+      } finally {
+        statements.close();
+        memory.close();
       }
-      expect(different, `queries answered differently: ${different.slice(0, 10).join(', ')}`).to.deep.equal([]);
-      // the comparison means something only when most queries find items
-      expect({ nonEmpty: nonEmpty > all.length * 0.8, many: all.length > 1000 }, `${nonEmpty} of ${all.length} found items`).to.deep.equal({ nonEmpty: true, many: true });
+    });
+  }
+
+  it('reads the names of a sidecar up to the item bound before loadNames returns, and those of a larger one on a worker', async () => {
+    const items = Number(SearchIndex.readInfo(sidecar)?.['items']);
+    const small = SearchIndex.open(sidecar, 1);
+    const large = SearchIndex.open(sidecar, 1);
+    try {
+      const read = small.loadNames(items);
+      expect(small.namesBytes, 'names in memory as loadNames returns its promise').to.be.greaterThan(0);
+      expect(await read).to.equal(small.namesBytes);
+      const loading = large.loadNames(items - 1);
+      expect(large.namesBytes, 'names still being read by the worker').to.equal(0);
+      expect(await loading).to.equal(small.namesBytes);
     } finally {
-      statements.close();
-      memory.close();
+      small.close();
+      large.close();
+    }
+  });
+
+  it('answers the first search of a small index from its names in memory', async () => {
+    const own = path.join(dir, 'small');
+    fs.mkdirSync(own);
+    const kls = path.join(own, 'kls.sqlite');
+    buildKls(kls, 'small', { search_items: { columns: KLS_COLUMNS.search_items, rows: rows().slice(0, 40) } });
+    const db = new Database(kls, { readonly: true });
+    const indexes = new SearchIndexes(pino({ level: 'silent' }), checkHit, 64 * 1024 * 1024);
+    try {
+      const first = (await indexes.search({ compositeId: 'lab.small', dir: own, generation: 1, fingerprint: 'f', db }, 'kosten')).bytes.toString();
+      expect(indexes.namesBytes, 'names in memory when the first search answers').to.be.greaterThan(0);
+      expect(first).to.include('"id"');
+    } finally {
+      indexes.close();
+      db.close();
     }
   });
 
