@@ -9,7 +9,7 @@
 // (default 4) the clients sending bodies at once.
 import { BODY_LIMIT_BYTES } from '../src/http/body.js';
 import { MAX_JSON_VALUES, MAX_JSON_DEPTH } from '../src/http/json-depth.js';
-import { startBenchServer } from './bench-server.js';
+import { startServer } from './server.js';
 import { describeOpenLoop, openLoop } from './open-loop.js';
 import { fmt, median } from './stats.js';
 
@@ -50,7 +50,7 @@ function bodies(): { label: string; path: string; text: string }[] {
 }
 
 export async function run(): Promise<void> {
-  const server = await startBenchServer({ LOG_LEVEL: 'error', SIGNAL_TOOLS_PER_MINUTE: '0' });
+  const server = await startServer({ LOG_LEVEL: 'error', SIGNAL_TOOLS_PER_MINUTE: '0' });
   try {
     const sent = bodies();
     for (const { label, text } of sent) if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) throw new Error(`${label}: over the body limit`);
