@@ -81,8 +81,8 @@ export function buildOf(ref: string): Build {
   const nodeSh = path.join(checkout, 'scripts', 'node.sh');
   if (!fs.existsSync(path.join(dir, 'dist', 'src', 'main.js'))) {
     fs.rmSync(dir, { recursive: true, force: true });
-    capture('git', ['worktree', 'prune'], checkout);
-    capture('git', ['worktree', 'add', '--detach', dir, commit], checkout);
+    // --force: a folder removed by hand is still registered as a work tree
+    capture('git', ['worktree', 'add', '--force', '--detach', dir, commit], checkout);
     console.log(`${ref}: installing and building ${commit.slice(0, 10)} with Node ${nodeReleaseOf(dir)} in ${path.relative(checkout, dir)}`);
     capture(nodeSh, ['npm', 'ci', '--no-audit', '--no-fund'], dir, { ...process.env, NODE_SH_VERSION: nodeReleaseOf(dir) });
   }
