@@ -48,8 +48,8 @@ const capture = (command: string, args: string[], cwd: string, env: NodeJS.Proce
 
 /**
  * The Node.js release a checkout needs: its `.node-version`; without one (before the project pinned it), the Node 20
- * release of scripts/node.sh when its `engines` allow Node 20 (a build of that time keeps dependencies, such as
- * better-sqlite3 12, that do not build on Node 24). BENCH_BASE_NODE overrides.
+ * release of scripts/node.sh when its `engines` allow Node 20 (a build of that time was made for Node 20 and
+ * keeps its own dependencies). BENCH_BASE_NODE overrides.
  */
 function nodeReleaseOf(root: string): string {
   const pinned = path.join(root, '.node-version');
