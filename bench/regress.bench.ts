@@ -193,6 +193,7 @@ export async function run(args: string[]): Promise<void> {
         const server = { url: side.server!.url, pid: side.server!.pid };
         await closedLoop(side.bare!, [TENANTS_PATH], { seconds: WARMUP, connections: CONNECTIONS });
         await closedLoop(server, [TENANTS_PATH], { seconds: WARMUP, connections: CONNECTIONS });
+        if (ONLY.has('views')) await closedLoop(server, [VIEWS_PATH], { seconds: WARMUP, connections: CONNECTIONS });
         if (ONLY.has('search')) await closedLoop(server, unseen!.next, { seconds: WARMUP, connections: CONNECTIONS });
       }
     }
@@ -224,7 +225,7 @@ export async function run(args: string[]): Promise<void> {
     `${sides.map((s) => s.label).join(' and ')}${older === null ? '' : ', side by side'}; response validation on, default logging;`,
     `${ROUNDS} rounds${older === null ? '' : ', each build in turn (the order rotates)'}, ${SECONDS} s per load after ${WARMUP} s of warm-up per load; closed loop at`,
     `${CONNECTIONS} connections, open loop latency from the due time; bare Koa on each build's Node.js with its \`start\` flags;`,
-    `${TENANTS.toLocaleString('en-US')} small tenants served ${CONCURRENCY} at a time by a fresh server on a fresh copy every round.`,
+    ONLY.has('tenants') ? `${TENANTS.toLocaleString('en-US')} small tenants served ${CONCURRENCY} at a time by a fresh server on a fresh copy every round.` : '',
     'Each cell: the median of the rounds (± the largest distance of a round from it) and whether the goal held.',
     '',
     `| measure | goal |${older === null ? '' : ` ${older.label} |`} ${current.label} |${older === null ? '' : ' ratio |'}`,
