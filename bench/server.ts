@@ -79,14 +79,17 @@ export function buildOf(ref: string): Build {
   const commit = capture('git', ['rev-parse', '--verify', `${ref}^{commit}`], checkout);
   const dir = path.join(checkout, '.tmp', 'bench-builds', commit);
   const nodeSh = path.join(checkout, 'scripts', 'node.sh');
+  // not this run's npm context (`npm run bench` sets npm_config_nodedir and the like for this checkout's Node)
+  const withNode: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
   if (!fs.existsSync(path.join(dir, 'dist', 'src', 'main.js'))) {
     fs.rmSync(dir, { recursive: true, force: true });
     // --force: a folder removed by hand is still registered as a work tree
     capture('git', ['worktree', 'add', '--force', '--detach', dir, commit], checkout);
     console.log(`${ref}: installing and building ${commit.slice(0, 10)} with Node ${nodeReleaseOf(dir)} in ${path.relative(checkout, dir)}`);
-    capture(nodeSh, ['npm', 'ci', '--no-audit', '--no-fund'], dir, { ...process.env, NODE_SH_VERSION: nodeReleaseOf(dir) });
+    withNode['NODE_SH_VERSION'] = nodeReleaseOf(dir);
+    capture(nodeSh, ['npm', 'ci', '--no-audit', '--no-fund'], dir, withNode);
   }
-  const withNode = { ...process.env, NODE_SH_VERSION: nodeReleaseOf(dir) };
+  withNode['NODE_SH_VERSION'] = nodeReleaseOf(dir);
   serverArgs(dir);
   return { label: `${ref}${settings}`, root: dir, node: capture(nodeSh, ['node', '-p', 'process.execPath'], dir, withNode), env };
 }
