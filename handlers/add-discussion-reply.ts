@@ -3,7 +3,6 @@ import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { ifMatchOf } from '../src/http/conditional.js';
 import { problemResult } from '../src/http/results.js';
-import { replyInNotebook } from '../src/notebooks/notebook.js';
 
 /** POST /{tenant}/api/notebook/cells/{cell_id}/discussion: appends a reply; 404 unless the cell is a discussion, 412 when `If-Match` fails. */
 export async function addDiscussionReply(input: Input<'addDiscussionReply'>, deps: Deps): Promise<Result<'addDiscussionReply'>> {
@@ -11,7 +10,7 @@ export async function addDiscussionReply(input: Input<'addDiscussionReply'>, dep
   const cellId = input.path.cell_id;
   const { author, text, date } = input.body;
   const precondition = ifMatchOf(input.headers);
-  const outcome = await replyInNotebook(deps.appDb.dataSource, tenant.compositeId, cellId, { author: recordedAuthor(input.caller, author) ?? author, text, date }, precondition);
+  const outcome = await deps.notebooks.addReply(tenant.compositeId, cellId, { author: recordedAuthor(input.caller, author) ?? author, text, date }, precondition);
   if (outcome === 'no-cell') return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${cellId}`);
   if (outcome === 'not-discussion') return problemResult('not-found', `cell ${cellId} is not a discussion; only discussion cells take replies`);
   return { status: 201, body: { notebook: outcome.notebook }, headers: { ETag: outcome.etag } };

@@ -2,8 +2,6 @@ import { recordedAuthor } from '../src/auth/caller.js';
 import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { ifMatchOf } from '../src/http/conditional.js';
-import { cellRules } from '../src/notebooks/cell-rules.js';
-import { appendNotebookCell } from '../src/notebooks/notebook.js';
 
 /**
  * POST /{tenant}/api/notebook/cells: appends a cell; 201 with the updated notebook, its tag and the new cell's path in
@@ -12,9 +10,7 @@ import { appendNotebookCell } from '../src/notebooks/notebook.js';
 export async function addNotebookCell(input: Input<'addNotebookCell'>, deps: Deps): Promise<Result<'addNotebookCell'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
   const precondition = ifMatchOf(input.headers);
-  const added = await appendNotebookCell(
-    deps.appDb.dataSource,
-    cellRules(deps.contract.document),
+  const added = await deps.notebooks.addCell(
     tenant.compositeId,
     { cell: input.body.cell as Record<string, unknown>, author: recordedAuthor(input.caller, input.body.author) },
     precondition,

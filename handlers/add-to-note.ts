@@ -4,8 +4,6 @@ import type { Input, Result } from '../src/http/contract.js';
 import { ifMatchOf } from '../src/http/conditional.js';
 import { invalidRequest } from '../src/http/errors.js';
 import { problemResult } from '../src/http/results.js';
-import { cellRules } from '../src/notebooks/cell-rules.js';
-import { appendNoteCell, replyInNote } from '../src/notes/notes.js';
 
 /** Used when a reply names no author and the git identity has no `user.name`. */
 const UNKNOWN_AUTHOR = 'unknown';
@@ -19,12 +17,12 @@ export async function addToNote(input: Input<'addToNote'>, deps: Deps): Promise<
   const precondition = ifMatchOf(input.headers);
   if (cell !== undefined && reply === undefined && cellId === undefined) {
     const author = recordedAuthor(input.caller, undefined);
-    const added = await appendNoteCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, noteId, cell as Record<string, unknown>, author, precondition);
+    const added = await deps.notes.addCell(tenant.compositeId, noteId, { cell: cell as Record<string, unknown>, author }, precondition);
     return added === null ? noNote() : { status: 200, body: { cell_id: added.cellId }, headers: { ETag: added.etag }, touched: { cell_id: added.cellId } };
   }
   if (reply !== undefined && cellId !== undefined && cell === undefined) {
     const author = recordedAuthor(input.caller, reply.author) ?? (await deps.identity(tenant)).name ?? UNKNOWN_AUTHOR;
-    const outcome = await replyInNote(deps.appDb.dataSource, tenant.compositeId, noteId, cellId, { author, text: reply.text, date: reply.date }, precondition);
+    const outcome = await deps.notes.addReply(tenant.compositeId, noteId, cellId, { author, text: reply.text, date: reply.date }, precondition);
     if (outcome === 'no-note') return noNote();
     if (outcome === 'no-cell') return problemResult('not-found', `note ${noteId} has no cell ${cellId}`);
     if (outcome === 'not-discussion') return problemResult('not-found', `cell ${cellId} is not a discussion; only discussion cells take replies`);

@@ -1,11 +1,13 @@
 import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { ifMatchOf } from '../src/http/conditional.js';
-import { deleteNote as removeNote } from '../src/notes/notes.js';
 
 /** DELETE /{tenant}/api/notes/{note_id}: deletes the note, or only the cell `cell_id`; `ok:false` when missing, 412 when `If-Match` fails. */
 export async function deleteNote(input: Input<'deleteNote'>, deps: Deps): Promise<Result<'deleteNote'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
-  const outcome = await removeNote(deps.appDb.dataSource, tenant.compositeId, input.path.note_id, input.query.cell_id, ifMatchOf(input.headers));
-  return { status: 200, body: { ok: outcome.deleted }, ...(outcome.etag === undefined ? {} : { headers: { ETag: outcome.etag } }) };
+  const noteId = input.path.note_id;
+  const precondition = ifMatchOf(input.headers);
+  if (input.query.cell_id === undefined) return { status: 200, body: { ok: await deps.notes.delete(tenant.compositeId, noteId, precondition) } };
+  const etag = await deps.notes.deleteCell(tenant.compositeId, noteId, input.query.cell_id, precondition);
+  return etag === null ? { status: 200, body: { ok: false } } : { status: 200, body: { ok: true }, headers: { ETag: etag } };
 }

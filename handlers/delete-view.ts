@@ -1,11 +1,10 @@
 import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { ifMatchOf } from '../src/http/conditional.js';
-import { deleteView as removeView } from '../src/views/saved-views.js';
 
 /** DELETE /api/views: deletes a view; `ok:false` for an unknown view, 412 when `If-Match` fails. */
 export async function deleteView(input: Input<'deleteView'>, deps: Deps): Promise<Result<'deleteView'>> {
   const tenant = deps.tenants.resolve(input.query.tenant, { in: 'query', name: 'tenant' });
-  const ok = await removeView(deps.appDb.dataSource, tenant.compositeId, input.query.view_id, ifMatchOf(input.headers));
+  const ok = await deps.views.delete(tenant.compositeId, input.query.view_id, ifMatchOf(input.headers));
   return { status: 200, body: { ok } };
 }

@@ -1,16 +1,12 @@
 import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { problemResult } from '../src/http/results.js';
-import { explainOnReaders } from '../src/lineage/explain-job.js';
-import { explainFindingRecords } from '../src/lineage/finding-explanation.js';
 
 /** GET /{tenant}/api/explain/{finding_id}: the finding, its signal and its source records (levels 1 and 2). */
 export async function explainFinding(input: Input<'explainFinding'>, deps: Deps): Promise<Result<'explainFinding'>> {
   const { tenant, finding_id: findingId } = input.path;
   const locale = input.query.locale ?? 'en';
-  const explanation = await deps.tenants.withKls(tenant, (db, entry) =>
-    explainFindingRecords(db, deps.config.afsDir, deps.signalTools.definitions, findingId, locale, (query) => explainOnReaders(deps.readers, entry.compositeId, db.name, query)),
-  );
+  const explanation = await deps.tenants.withKls(tenant, (db, entry) => deps.explanations.finding(db, entry.compositeId, findingId, locale));
   if (explanation === null) return problemResult('not-found', `tenant "${tenant}" has no finding "${findingId}"`);
   if ('malformed' in explanation) return problemResult('not-found', `finding "${findingId}" of tenant "${tenant}" cannot be explained: ${explanation.malformed}`);
   return { status: 200, body: { explanation } };

@@ -1,7 +1,7 @@
 import type { components } from '../generated/openapi.js';
 import type { Deps } from '../src/ports.js';
 import { readBuildInfo, type BuildInfo } from '../src/drift/build-info.js';
-import { checkDrift, type DriftReport } from '../src/drift/drift-check.js';
+import type { DriftReport } from '../src/drift/drift-check.js';
 import type { Input, Result } from '../src/http/contract.js';
 
 type DriftResult = components['schemas']['DriftResult'];
@@ -17,7 +17,7 @@ export async function getDrift(input: Input<'getDrift'>, deps: Deps): Promise<Re
     // the outbound call must not keep a swapped-out file open
     lease.release();
   }
-  const { report, maxAgeSeconds } = await deps.driftCache.get(entry.compositeId, lease.generation, () => checkDrift(buildInfo, deps.codeHost));
+  const { report, maxAgeSeconds } = await deps.drift.report(entry.compositeId, lease.generation, buildInfo);
   return { status: 200, body: toApiDrift(report), headers: { 'Cache-Control': `private, max-age=${maxAgeSeconds}` } };
 }
 

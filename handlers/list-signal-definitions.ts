@@ -3,7 +3,7 @@ import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { strongEtag } from '../src/content/etag.js';
 import { taggedHeaders } from '../src/http/conditional.js';
-import { listDefinitions, type DefinitionListItem } from '../src/signals/afs-store.js';
+import type { DefinitionListItem } from '../src/signals/afs-store.js';
 import { readGoldSchema } from '../src/signals/gold-schema.js';
 
 /**
@@ -12,7 +12,7 @@ import { readGoldSchema } from '../src/signals/gold-schema.js';
  */
 export async function listSignalDefinitions(input: Input<'listSignalDefinitions'>, deps: Deps): Promise<Result<'listSignalDefinitions'>> {
   const gold = await deps.tenants.withKls(input.query.tenant, (db, entry) => readGoldSchema(db, entry.compositeId));
-  const items = await listDefinitions(deps.config.afsDir, gold, deps.signalTools.definitions);
+  const items = await deps.signalDefinitions.list(gold);
   const body = { probes: items.map(toApiSignalListItem) };
   return { status: 200, body, headers: taggedHeaders(strongEtag(JSON.stringify(body))) };
 }

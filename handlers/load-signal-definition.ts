@@ -3,13 +3,12 @@ import type { Input, Result } from '../src/http/contract.js';
 import { strongEtag } from '../src/content/etag.js';
 import { taggedHeaders } from '../src/http/conditional.js';
 import { problemResult } from '../src/http/results.js';
-import { loadDefinition } from '../src/signals/afs-store.js';
 
 /** GET /api/probe-builder/load: the raw YAML of one definition; 404 when the tenant or the definition is unknown, or the file is a link. */
 export async function loadSignalDefinition(input: Input<'loadSignalDefinition'>, deps: Deps): Promise<Result<'loadSignalDefinition'>> {
   deps.tenants.resolve(input.query.tenant, { in: 'query', name: 'tenant' });
   const probeId = input.query.probe_id;
-  const loaded = await loadDefinition(deps.config.afsDir, probeId);
+  const loaded = await deps.signalDefinitions.load(probeId);
   switch (loaded.kind) {
     case 'text':
       // tagged by a hash of the file's text (alike on every instance reading the same AFS); 304 by the adapter

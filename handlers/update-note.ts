@@ -3,8 +3,6 @@ import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { ifMatchOf } from '../src/http/conditional.js';
 import { invalidRequest } from '../src/http/errors.js';
-import { cellRules } from '../src/notebooks/cell-rules.js';
-import { updateNoteCell, updateNoteMetadata } from '../src/notes/notes.js';
 
 /** PUT /{tenant}/api/notes/{note_id}: changes one cell (`cell_id` + `updates`) or the note's title/tags; 412 when `If-Match` fails. */
 export async function updateNote(input: Input<'updateNote'>, deps: Deps): Promise<Result<'updateNote'>> {
@@ -17,10 +15,10 @@ export async function updateNote(input: Input<'updateNote'>, deps: Deps): Promis
   if (cellId !== undefined && updates !== undefined && !metadata) {
     assertRepliesUntouched(input.caller, updates);
     const author = recordedAuthor(input.caller, undefined);
-    return answer(await updateNoteCell(deps.appDb.dataSource, cellRules(deps.contract.document), tenant.compositeId, noteId, cellId, updates, author, precondition));
+    return answer(await deps.notes.updateCell(tenant.compositeId, noteId, cellId, { updates, author }, precondition));
   }
   if (metadata && cellId === undefined && updates === undefined) {
-    return answer(await updateNoteMetadata(deps.appDb.dataSource, tenant.compositeId, noteId, { title, tags }, precondition));
+    return answer(await deps.notes.updateMetadata(tenant.compositeId, noteId, { title, tags }, precondition));
   }
   const name = metadata ? (cellId !== undefined ? 'cell_id' : 'updates') : cellId === undefined ? 'cell_id' : 'updates';
   throw invalidRequest(

@@ -3,17 +3,13 @@ import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
 import { ifMatchOf } from '../src/http/conditional.js';
 import { problemResult } from '../src/http/results.js';
-import { cellRules } from '../src/notebooks/cell-rules.js';
-import { updateNotebookCell as changeCell } from '../src/notebooks/notebook.js';
 
 /** PUT /{tenant}/api/notebook/cells/{cell_id}: merges `updates` into the cell; 404 for an unknown cell, 412 when `If-Match` fails. */
 export async function updateNotebookCell(input: Input<'updateNotebookCell'>, deps: Deps): Promise<Result<'updateNotebookCell'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
   assertRepliesUntouched(input.caller, input.body.updates);
   const precondition = ifMatchOf(input.headers);
-  const outcome = await changeCell(
-    deps.appDb.dataSource,
-    cellRules(deps.contract.document),
+  const outcome = await deps.notebooks.updateCell(
     tenant.compositeId,
     input.path.cell_id,
     { updates: input.body.updates, author: recordedAuthor(input.caller, input.body.author) },

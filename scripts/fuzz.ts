@@ -71,7 +71,7 @@ interface Target {
   readonly workDir: string;
 }
 
-/** `st run` against the target; its output goes to the terminal, its JUnit report to build/fuzz/. */
+/** `st run` against the target; its report goes to build/fuzz/ (console, JUnit, events). */
 async function runSchemathesis(st: string, target: Target, extra: readonly string[]): Promise<RunOutcome> {
   const args = [
     '--config-file', configFor(target),
@@ -89,12 +89,20 @@ async function runSchemathesis(st: string, target: Target, extra: readonly strin
   console.log(`fuzz: ${target.name}: st ${args.join(' ')}${target.token === null ? '' : ' (with a bearer token)'}`);
   const env = { ...process.env, NO_COLOR: '1', PYTHONUNBUFFERED: '1', FUZZ_BEARER_TOKEN: target.token ?? '' };
   const child = spawn(st, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env });
+  // Schemathesis' console report goes to build/fuzz/<run>.log and is printed only when the run fails or
+  // FUZZ_VERBOSE=1 asks for it: on success its summary is the line of figures below, and its closing line
+  // (`== N warnings in Ns ==`) reads like a test runner's summary of zero tests to tools that scan CI logs.
+  const logFile = path.join(reportDir, `${target.name}.log`);
+  const verbose = process.env.FUZZ_VERBOSE === '1';
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    process.stdout.write(chunk);
+    if (verbose) process.stdout.write(chunk);
     output += chunk;
   });
   const exitCode = await new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 1)));
+  fs.writeFileSync(logFile, output);
+  if (exitCode !== 0 && !verbose) process.stdout.write(output);
+  console.log(`fuzz: ${target.name}: Schemathesis' report in ${path.relative(root, logFile)}`);
   const figure = (pattern: RegExp): string => pattern.exec(output)?.[1] ?? '?';
   printLinksUsed(target.name, path.join(reportDir, `${target.name}.ndjson`));
   return {

@@ -1,10 +1,10 @@
 import Koa from 'koa';
 import { handlers } from '../handlers/index.js';
 import type { Deps } from './ports.js';
-import { accessRules } from './http/access.js';
-import { auditRefusal, contractMiddleware, createContractBackend } from './http/adapter.js';
+import { auditRefusal, contractMiddleware } from './http/adapter.js';
 import { auditTrail } from './http/audit.js';
 import { compression } from './http/compression.js';
+import { ContractIndex } from './http/contract-index.js';
 import { crossSiteGuard } from './http/cross-site.js';
 import { forwardedClient } from './http/forwarded.js';
 import { hostCheck, hostGuard } from './http/host-guard.js';
@@ -14,12 +14,14 @@ import { cors, requestContext } from './http/request-context.js';
 import { requestSpanNaming } from './http/request-span.js';
 import { isTracing } from './telemetry/tracing.js';
 
-/** Builds the Koa app over `deps` (no listening: tests and main.ts decide where it serves). */
-export async function createApp(deps: Deps): Promise<Koa> {
-  const document = deps.contract.document;
-  const api = await createContractBackend(document);
-  const rules = accessRules(document as Parameters<typeof accessRules>[0]);
-  const problems = problemCheck(document, deps.config.responseValidation);
+/**
+ * Builds the Koa app over `deps` (no listening: tests and main.ts decide where it serves). `index`: the contract
+ * index of `deps.contract`, when the caller built it already to hand its validators to domain code too.
+ */
+export async function createApp(deps: Deps, index?: ContractIndex): Promise<Koa> {
+  // the contract read once: every module below takes what it needs of an operation from here
+  index ??= await ContractIndex.build(deps.contract.document);
+  const problems = problemCheck(index, deps.config.responseValidation);
   const signIn = deps.tokens !== null;
   const app = new Koa();
   app.proxy = false;
@@ -27,14 +29,14 @@ export async function createApp(deps: Deps): Promise<Koa> {
   app.use(requestContext(deps.log, deps.buildLabel.label, deps.metrics));
   // Koa's own proxy mode stays off: it would believe the leftmost X-Forwarded-For entry, which any client writes.
   if (deps.config.trustProxy !== null) app.use(forwardedClient(deps.config.trustProxy));
-  if (isTracing()) app.use(requestSpanNaming(document));
+  if (isTracing()) app.use(requestSpanNaming(index));
   app.use(auditTrail(deps.log));
   app.use(compression());
   app.use(problemMiddleware(problems));
-  app.use(hostGuard(hostCheck(deps.config.allowedHosts, signIn), auditRefusal(api, rules, signIn)));
+  app.use(hostGuard(hostCheck(deps.config.allowedHosts, signIn), auditRefusal(index, signIn)));
   app.use(cors(deps.config.corsOrigins));
   // with sign-in a page cannot make the browser send the token: only a desk without it needs this
-  if (!signIn) app.use(crossSiteGuard(api, rules, deps.config.corsOrigins, auditRefusal(api, rules, signIn)));
-  app.use(contractMiddleware(api, rules, handlers, deps, problems));
+  if (!signIn) app.use(crossSiteGuard(index, deps.config.corsOrigins, auditRefusal(index, signIn)));
+  app.use(contractMiddleware(index, handlers, deps, problems));
   return app;
 }

@@ -2,16 +2,23 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openAppDatabase } from './appdb/app-database.js';
+import { UnitOfWork } from './appdb/unit-of-work.js';
 import { createCostLimiter } from './auth/create-cost-limiter.js';
 import { createOidcVerifier, IssuerUnusable, type OidcTiming, type TokenVerifier } from './auth/oidc.js';
 import { readBuildLabel } from './build-label.js';
 import { ConfigError, type Config } from './config.js';
 import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument } from './contract-document.js';
+import { ContractIndex } from './http/contract-index.js';
+import { toIssues } from './http/validation-issues.js';
 import { readGitIdentity } from './identity/git-identity.js';
+import { CellRules, type SchemaChecks } from './notebooks/cell-rules.js';
+import { AppDbNotebooks } from './notebooks/notebook.js';
+import { AppDbNotes } from './notes/notes.js';
+import { AppDbSavedViews } from './views/saved-views.js';
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
-import type { Metrics } from './metrics/metrics.js';
+import type { AppDbErrorKind, Metrics } from './metrics/metrics.js';
 import { projectRoot } from './project-root.js';
 import { MainThreadReaders } from './reader-threads/main-thread.js';
 import { readerThreads } from './reader-threads/pool.js';
@@ -21,9 +28,13 @@ import type { Deps } from './ports.js';
 // on first use only (about 35 MB of an idle server's RSS otherwise); `import type` costs nothing at run time.
 import type { CodeHost } from './drift/code-host.js';
 import { DriftCache } from './drift/drift-cache.js';
+import { DriftChecks } from './drift/drift-checks.js';
 import { Drain } from './health/drain.js';
+import { Explanations } from './lineage/explanations.js';
 import type { LanguageModel } from './narrative/language-model.js';
+import { Narratives } from './narrative/narratives.js';
 import type { KlsStore } from './store/kls-store.js';
+import { AfsDefinitions } from './signals/afs-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
 import { SearchIndexes } from './search/search-indexes.js';
@@ -33,25 +44,37 @@ import { prebuildSearchIndex } from './search/tenant-search.js';
 export interface OwnedDeps extends Deps {
   /** The registry of every tenant (scans, swaps, shutdown). */
   readonly tenants: TenantRegistry;
+  /** The contract index of `contract`, whose one Ajv the domain's checks use too: createApp takes it. */
+  readonly index: ContractIndex;
   close(): Promise<void>;
 }
 
 /** How often local mode looks for added, replaced or removed tenant files. */
 const LOCAL_SCAN_INTERVAL_MS = 5000;
 
+/** What a caller of createDeps may set in place of the real thing (tests: a clock they move themselves). */
+export interface DepsOptions {
+  /** The OpenID provider's key-fetch cooldown and start deadline, and its clock. */
+  oidcTiming?: OidcTiming | undefined;
+  /** The clock of `Deps.now`; the system clock by default. */
+  now?: (() => number) | undefined;
+}
+
 /** Builds every dependency from the configuration: tenant registry, app database, contract, identity. */
-export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcTiming): Promise<OwnedDeps> {
+export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<OwnedDeps> {
+  const now = options.now ?? Date.now;
   const root = projectRoot();
   // First, so that an unusable identity provider stops the start before anything is opened.
-  const tokens = config.auth.mode === 'oidc' ? await openOidc(config.auth, log, oidcTiming) : null;
+  const tokens = config.auth.mode === 'oidc' ? await openOidc(config.auth, log, options.oidcTiming) : null;
   const contract = loadContractDocument(root);
+  const index = await ContractIndex.build(contract.document);
   const metrics = await createMetrics(config.metricsEnabled);
   const tenants = new TenantRegistry(config.klsDir, config.klsMode, log, config.tenantHandlesMax, {
     inc: (amount) => metrics.tenantFilesClosed.inc({ kind: 'kls' }, amount),
   });
   const searchIndexes = new SearchIndexes(
     log.child({ component: 'search' }),
-    searchHitCheck(contract),
+    searchHitCheck(contract.jsonEtag, () => index.componentValidator('SearchItem')),
     config.searchMemoryBytes,
     new SearchResultCache(RESULT_CACHE_ENTRIES, { hits: metrics.searchCacheHits, misses: metrics.searchCacheMisses }),
     config.tenantHandlesMax,
@@ -67,7 +90,11 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
   const scanTimer = store === null ? setInterval(() => tenants.scanLocal(), LOCAL_SCAN_INTERVAL_MS) : undefined;
   scanTimer?.unref();
 
-  const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), (kind) => metrics.appDbErrors.inc({ kind }));
+  const appDbFailure = (kind: AppDbErrorKind): void => metrics.appDbErrors.inc({ kind });
+  const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), appDbFailure);
+  // one unit of work and one set of cell rules for every service on the app database
+  const units = new UnitOfWork(appDb, { lockTimeoutMs: config.appDb.lockTimeoutMs, onFailure: appDbFailure });
+  const cellRules = new CellRules(schemaChecksOf(index));
   const limits = await createCostLimiter(config, log);
   const home = os.homedir();
   const signalTools = new SignalTools(
@@ -76,25 +103,36 @@ export async function createDeps(config: Config, log: Logger, oidcTiming?: OidcT
     root,
     { ...TOOL_LIMITS, timeoutMs: config.signalToolTimeoutMs },
   );
+  const signalDefinitions = new AfsDefinitions(config.afsDir, signalTools.definitions);
+  const { drift, languageModel } = createOutboundPorts(config, log);
+  // the threads are the process's (pool.ts): shared by every server in it, each ending after READER_IDLE_MS idle
+  const readers = config.readerThreads ? readerThreads() : new MainThreadReaders();
   return {
     config,
     log,
     buildLabel: readBuildLabel(root),
     contract,
+    index,
     tenants,
     store,
     appDb,
+    notebooks: new AppDbNotebooks(units, cellRules, now),
+    notes: new AppDbNotes(units, cellRules, now),
+    views: new AppDbSavedViews(units, now),
     identity: (tenant) =>
       readGitIdentity(config.gitWorkspacesDir, tenant === null ? [] : [tenant.compositeId, tenant.slug], fs.existsSync(home) ? home : path.parse(root).root),
-    ...createOutboundPorts(config, log),
+    drift,
+    narratives: languageModel === null ? null : new Narratives(languageModel, signalDefinitions, metrics.narrativeCalls),
     signalTools,
-    // the threads are the process's (pool.ts): shared by every server in it, each ending after READER_IDLE_MS idle
-    readers: config.readerThreads ? readerThreads() : new MainThreadReaders(),
+    signalDefinitions,
+    readers,
+    explanations: new Explanations(readers, signalDefinitions),
     searchIndexes,
     tokens,
     limits,
     drain: new Drain(),
     metrics,
+    now,
     async close() {
       clearInterval(scanTimer);
       searchIndexes.close();
@@ -117,6 +155,17 @@ async function openOidc(auth: Extract<Config['auth'], { mode: 'oidc' }>, log: Lo
   }
 }
 
+/**
+ * The cell rules' checks on the contract index's Ajv (every error reported, named under the value's name); each
+ * schema is compiled on its first check, so that a start compiles none.
+ */
+export function schemaChecksOf(index: ContractIndex): SchemaChecks {
+  return (schemaName) => (value, name) => {
+    const validate = index.componentValidator(schemaName);
+    return validate(value) ? [] : toIssues(validate.errors ?? [], { prefix: name });
+  };
+}
+
 /** Memoises an asynchronous load; a failed load is tried again on the next call. */
 function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
   let loaded: Promise<T> | null = null;
@@ -133,7 +182,7 @@ function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
  * Drift and narrative ports: the one place an Octokit and an Anthropic client are built.
  * Each SDK is imported and its client built on the first call, so a server that never calls them never loads them.
  */
-function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'codeHost' | 'driftCache' | 'languageModel'> {
+function createOutboundPorts(config: Config, log: Logger): { drift: Deps['drift']; languageModel: LanguageModel | null } {
   const sdkLog = log.child({ component: 'sdk' });
   const gitHub = loadOnce(async (): Promise<CodeHost> => {
     const [{ Octokit }, { gitHubCodeHost }] = await Promise.all([import('@octokit/rest'), import('./drift/github-code-host.js')]);
@@ -164,18 +213,20 @@ function createOutboundPorts(config: Config, log: Logger): Pick<Deps, 'codeHost'
           return anthropicLanguageModel(client, config.narrativeModel, config.narrativeTimeoutMs);
         });
   return {
-    codeHost: {
-      async compare(repo, base, head) {
-        let host: CodeHost;
-        try {
-          host = await gitHub();
-        } catch {
-          return { ok: false, failure: 'fetch_error', message: 'The code-hosting client could not be loaded.' };
-        }
-        return host.compare(repo, base, head);
+    drift: new DriftChecks(
+      {
+        async compare(repo, base, head) {
+          let host: CodeHost;
+          try {
+            host = await gitHub();
+          } catch {
+            return { ok: false, failure: 'fetch_error', message: 'The code-hosting client could not be loaded.' };
+          }
+          return host.compare(repo, base, head);
+        },
       },
-    },
-    driftCache: new DriftCache(),
+      new DriftCache(),
+    ),
     languageModel:
       anthropic === null
         ? null

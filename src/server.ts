@@ -3,8 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { answerClientError } from './http/client-error.js';
 import type { Config } from './config.js';
-import { createDeps, type OwnedDeps } from './deps.js';
-import type { OidcTiming } from './auth/oidc.js';
+import { createDeps, type DepsOptions, type OwnedDeps } from './deps.js';
 import type { Logger } from './logger.js';
 
 /** A listening server and the means to stop it gracefully. */
@@ -22,12 +21,12 @@ export interface RunningServer {
 }
 
 /**
- * Builds deps and app, listens on config.host:config.port (0 = any free port). `oidcTiming` shortens the
- * OpenID provider's key-fetch cooldown and start deadline for tests; the server's defaults otherwise.
+ * Builds deps and app, listens on config.host:config.port (0 = any free port). `options` replace parts of the
+ * deps for tests (the OpenID provider's timing, the clock); the server's defaults otherwise.
  */
-export async function startServer(config: Config, log: Logger, oidcTiming?: OidcTiming): Promise<RunningServer> {
-  const deps = await createDeps(config, log, oidcTiming);
-  const app = await createApp(deps);
+export async function startServer(config: Config, log: Logger, options: DepsOptions = {}): Promise<RunningServer> {
+  const deps = await createDeps(config, log, options);
+  const app = await createApp(deps, deps.index);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);

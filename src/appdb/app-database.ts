@@ -7,7 +7,6 @@ import type { Logger } from '../logger.js';
 import { APP_ENTITIES } from './entities.js';
 import { appDbUnavailable, type AppDbFailure } from './failures.js';
 import { MIGRATIONS } from './migrations/index.js';
-import { configureUnits } from './unit-of-work.js';
 
 /** The app database (views, notebooks, notes): TypeORM over SQLite (one machine) or PostgreSQL (several instances). */
 export interface AppDatabase {
@@ -27,7 +26,7 @@ const MIGRATION_LOCK = 741_852_963_001;
 /**
  * Opens the app database and runs pending migrations. A database that cannot be reached does not stop the start:
  * the server answers (health 503, collaboration 503) and tries again every 2 s until it can.
- * `onFailure` hears of every unit of work that failed because the database was busy or unreachable.
+ * `onFailure` hears of every use of the database while it is not reached.
  */
 export async function openAppDatabase(config: AppDbConfig, log: Logger, onFailure: (failure: AppDbFailure | 'other') => void = () => {}): Promise<AppDatabase> {
   let current: DataSource | null = null;
@@ -41,7 +40,6 @@ export async function openAppDatabase(config: AppDbConfig, log: Logger, onFailur
       // WAL + synchronous=FULL: an acknowledged write survives a killed process
       if (config.kind === 'sqlite') await dataSource.query('PRAGMA synchronous = FULL');
       await migrate(dataSource);
-      configureUnits(dataSource, { lockTimeoutMs: config.lockTimeoutMs, onFailure });
       if (closed) {
         await dataSource.destroy();
         return;

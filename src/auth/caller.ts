@@ -1,5 +1,5 @@
 import { invalidRequest } from '../http/errors.js';
-import { EVERY_TENANT, type TenantScope } from '../tenants/tenant-scope.js';
+import { EVERY_TENANT, tenantScopeOf, type TenantScope } from '../tenants/tenant-scope.js';
 
 /** The roles of the contract, each including the ones before it. */
 export const ROLES = ['viewer', 'editor', 'admin'] as const;
@@ -35,6 +35,17 @@ export interface Caller {
 export function localCaller(address: string): Caller {
   return { mode: 'none', sub: null, name: null, email: null, roles: ROLES, scope: EVERY_TENANT, limitKey: `address:${address}`, address };
 }
+
+/** The caller of a public operation with sign-in on: nobody in particular, no roles, no tenants. */
+export function anonymousCaller(address: string): Caller {
+  return { mode: 'oidc', sub: null, name: null, email: null, roles: [], scope: tenantScopeOf([]).scope, limitKey: `address:${address}`, address };
+}
+
+/**
+ * Who a request is from before (or without) a verified token: the local desk user without sign-in, nobody in
+ * particular with it.
+ */
+export const unverifiedCaller = (signIn: boolean, address: string): Caller => (signIn ? anonymousCaller(address) : localCaller(address));
 
 /** True when the caller holds `role` (or a role that includes it). */
 export const holds = (caller: Caller, role: Role): boolean => caller.roles.includes(role);

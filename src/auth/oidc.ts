@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, errors, jwtVerify, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters, type JWTPayload, type LocalJWKSet } from 'jose';
 import { LOOPBACK_HOSTS, type AuthConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { tenantScopeOf } from '../tenants/tenant-scope.js';
@@ -34,20 +34,32 @@ export interface TokenVerifier {
   verify(token: string, address: string): Promise<Caller>;
 }
 
-/** Timing of the provider calls; the defaults are the server's, tests shorten them. */
+/** Timing of the provider calls and the clock they are measured by; the defaults are the server's, tests shorten them or set the clock. */
 export interface OidcTiming {
-  /** At most one JWKS request per this many ms (unknown `kid`, failed fetch). */
+  /** At most one JWKS request per this many ms (unknown `kid`, failed fetch, keys past their age). */
   readonly cooldownMs: number;
   /** Keys older than this are fetched again before the next verification. */
   readonly cacheMaxAgeMs: number;
   /** How long start may wait for the provider (it may be starting too). */
   readonly startDeadlineMs: number;
   readonly requestTimeoutMs: number;
-  /** The clock (ms since the epoch) a token's exp and nbf, and how long a verified token is remembered, are checked against. */
+  /**
+   * The clock (ms since the epoch) that every time above is measured by, and that a token's exp, nbf and iat,
+   * and how long a verified token is remembered, are checked against.
+   */
   readonly now: () => number;
+  /** Resolves once `ms` have passed on `now` (the pause between two attempts at start). */
+  readonly wait: (ms: number) => Promise<void>;
 }
 
-export const DEFAULT_OIDC_TIMING: OidcTiming = { cooldownMs: 30_000, cacheMaxAgeMs: 600_000, startDeadlineMs: 15_000, requestTimeoutMs: 5_000, now: () => Date.now() };
+export const DEFAULT_OIDC_TIMING: OidcTiming = {
+  cooldownMs: 30_000,
+  cacheMaxAgeMs: 600_000,
+  startDeadlineMs: 15_000,
+  requestTimeoutMs: 5_000,
+  now: () => Date.now(),
+  wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
 
 /** Verified tokens remembered (most recently used kept), and for how long at most. */
 const REMEMBERED_TOKENS = 1000;
@@ -62,18 +74,12 @@ const MAX_SUB_LENGTH = 255;
  * most once per cooldown, and when a fetch fails the keys fetched before stay in use (logged).
  */
 export async function createOidcVerifier(settings: OidcSettings, log: Logger, timing: OidcTiming = DEFAULT_OIDC_TIMING): Promise<TokenVerifier> {
-  const deadline = Date.now() + timing.startDeadlineMs;
-  const jwksUri = await untilDeadline(deadline, () => readDiscovery(settings.issuer, timing.requestTimeoutMs));
-  const keys = new GuardedKeyFetch(timing.cooldownMs, log);
-  const jwks = createRemoteJWKSet(new URL(jwksUri), {
-    cooldownDuration: timing.cooldownMs,
-    cacheMaxAge: timing.cacheMaxAgeMs,
-    timeoutDuration: timing.requestTimeoutMs,
-    [customFetch]: (url, init) => keys.fetch(url, init),
-  });
-  await untilDeadline(deadline, async () => {
+  const deadline = timing.now() + timing.startDeadlineMs;
+  const jwksUri = await untilDeadline(deadline, timing, () => readDiscovery(settings.issuer, timing.requestTimeoutMs));
+  const keys = new ProviderKeys(jwksUri, timing, log);
+  await untilDeadline(deadline, timing, async () => {
     try {
-      await jwks.reload();
+      await keys.reload();
     } catch (err) {
       throw new IssuerUnusable(`the keys at ${jwksUri} could not be read: ${reasonOf(err)}`, false);
     }
@@ -98,7 +104,7 @@ export async function createOidcVerifier(settings: OidcSettings, log: Logger, ti
       }
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(token, jwks, {
+        ({ payload } = await jwtVerify(token, keys.getKey, {
           issuer: settings.issuer,
           audience: settings.audience,
           clockTolerance: settings.clockToleranceS,
@@ -210,57 +216,79 @@ function reasonOf(err: unknown): string {
   return detail === null ? message : `${message} (${detail})`;
 }
 
-/** Retries `attempt` once a second until it succeeds, fails permanently or the deadline passes. */
-async function untilDeadline<T>(deadline: number, attempt: () => Promise<T>): Promise<T> {
+/** Retries `attempt` once a second (on `timing`'s clock) until it succeeds, fails permanently or the deadline passes. */
+async function untilDeadline<T>(deadline: number, timing: OidcTiming, attempt: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       return await attempt();
     } catch (err) {
-      if (!(err instanceof IssuerUnusable) || err.permanent || Date.now() + 1000 > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (!(err instanceof IssuerUnusable) || err.permanent || timing.now() + 1000 > deadline) throw err;
+      await timing.wait(1000);
     }
   }
 }
 
 /**
- * The fetch jose uses for the key set. Once guarded (after start), it sends at most one request per cooldown,
- * whatever jose asks (jose's own cooldown only counts successful fetches), and answers with the keys fetched
- * before when the provider cannot be reached: an outage of the provider does not sign anybody out.
+ * The provider's key set, held as jose's local key set. It is fetched again when a token names a `kid` it lacks and
+ * when it is older than `cacheMaxAgeMs`, but once guarded (after start) at most once per cooldown, and when a fetch
+ * fails the keys fetched before stay in use (logged): an outage of the provider does not sign anybody out. Every
+ * time is read from `timing.now`, which jose's remote key set cannot be given.
  */
-class GuardedKeyFetch {
-  private lastGood: string | null = null;
+class ProviderKeys {
+  private local: LocalJWKSet | null = null;
+  private fetchedAt = Number.NEGATIVE_INFINITY;
   private lastAttemptAt = Number.NEGATIVE_INFINITY;
+  private pending: Promise<void> | null = null;
   private guarded = false;
 
   constructor(
-    private readonly cooldownMs: number,
+    private readonly url: string,
+    private readonly timing: OidcTiming,
     private readonly log: Logger,
   ) {}
 
-  /** From now on, requests are spaced by the cooldown. */
+  /** The key that verifies a token with this protected header (jose's `getKey`). */
+  readonly getKey = async (header: JWSHeaderParameters, token: FlattenedJWSInput): ReturnType<LocalJWKSet> => {
+    if (this.local === null || this.timing.now() - this.fetchedAt >= this.timing.cacheMaxAgeMs) await this.reload();
+    if (this.local === null) throw new errors.JWKSNoMatchingKey();
+    try {
+      return await this.local(header, token);
+    } catch (err) {
+      if (!(err instanceof errors.JWKSNoMatchingKey)) throw err;
+      await this.reload();
+      return this.local(header, token);
+    }
+  };
+
+  /** From now on, requests are spaced by the cooldown and a failed one keeps the keys. */
   guard(): void {
     this.guarded = true;
   }
 
-  async fetch(url: string, init: RequestInit): Promise<Response> {
-    if (this.guarded && Date.now() - this.lastAttemptAt < this.cooldownMs) return this.previous();
-    this.lastAttemptAt = Date.now();
-    try {
-      const response = await fetch(url, init);
-      if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
-      const body = await response.text();
-      const parsed = JSON.parse(body) as { keys?: unknown };
-      if (!Array.isArray(parsed.keys)) throw new Error('the answer is not a JWK set');
-      this.lastGood = body;
-      return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
-    } catch (err) {
-      if (!this.guarded) throw err;
-      this.log.warn({ url, err: (err as Error).message }, 'signing keys could not be fetched; the keys fetched before stay in use');
-      return this.previous();
-    }
+  /** Fetches the key set, unless guarded and within the cooldown; concurrent callers share one request. */
+  async reload(): Promise<void> {
+    this.pending ??= this.fetchKeys().finally(() => (this.pending = null));
+    await this.pending;
   }
 
-  private previous(): Response {
-    return new Response(this.lastGood, { status: 200, headers: { 'content-type': 'application/json' } });
+  private async fetchKeys(): Promise<void> {
+    const now = this.timing.now();
+    if (this.guarded && now - this.lastAttemptAt < this.timing.cooldownMs) return;
+    this.lastAttemptAt = now;
+    try {
+      const response = await fetch(this.url, {
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.timing.requestTimeoutMs),
+        headers: { accept: 'application/json, application/jwk-set+json' },
+      });
+      if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
+      const set = (await response.json()) as { keys?: unknown };
+      if (set === null || typeof set !== 'object' || !Array.isArray(set.keys)) throw new Error('the answer is not a JWK set');
+      this.local = createLocalJWKSet(set as JSONWebKeySet);
+      this.fetchedAt = now;
+    } catch (err) {
+      if (!this.guarded) throw err;
+      this.log.warn({ url: this.url, err: (err as Error).message }, 'signing keys could not be fetched; the keys fetched before stay in use');
+    }
   }
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { quoteIdentifier, rowidAddressable, type DimensionTable } from './dimension-table.js';
 import { FOLD_FUNCTION } from './export-sql.js';
@@ -45,4 +46,16 @@ export function rowCeiling(db: Database.Database, table: DimensionTable): number
 /** The rows in the table, but at most `limit`: reads no more than `limit` rows. */
 export function countRowsUpTo(db: Database.Database, table: DimensionTable, limit: number): number {
   return db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${quoteIdentifier(table.tableName)} LIMIT ?)`).pluck().get(limit) as number;
+}
+
+/**
+ * The inode of `file`, null when there is none. An export reads the table on the main thread and its rows on a
+ * reader: both must be the same file, and a tenant file is replaced by renaming another over it.
+ */
+export function inodeOf(file: string): number | null {
+  try {
+    return fs.statSync(file).ino;
+  } catch {
+    return null;
+  }
 }

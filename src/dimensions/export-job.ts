@@ -1,19 +1,23 @@
-import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { ExportJobSpec, JobReply } from '../reader-threads/protocol.js';
 import { CHUNK_BUFFER_BYTES, firstRows, rowEncoder, type ChunkEncoder } from './csv-chunks.js';
-import { openExportConnection, rowCeiling } from './export-connection.js';
+import { inodeOf, openExportConnection, rowCeiling } from './export-connection.js';
 import { exportSelect, matchProbe } from './export-sql.js';
 import { blockEncoder, planBlocks } from './rowid-blocks.js';
 
 /** Matching rows the truncation probe steps through per step. */
 const PROBE_ROWS_PER_STEP = 50_000;
+/**
+ * Chunks a reader may be ahead of the stream by (about 256 KiB each): enough that the stream seldom waits for the
+ * reader, few enough that a slow client holds about a megabyte, and the job no step, while it does not read.
+ */
+const CHUNKS_AHEAD = 4;
 
 /**
  * One export on a reader (a reader thread, or the main thread with READER_THREADS=off), in steps: open the file
  * (and check it is the one the main thread read the table from), learn whether more than `cap` rows match
- * (answered as `head`), then a chunk of CSV per step into a free slot of the shared buffer (no free slot, no
- * step: the main thread hands each back once it has copied the chunk out), then `end`.
+ * (answered as `head`), then a chunk of CSV per step while fewer than CHUNKS_AHEAD chunks wait to be taken
+ * (`credit` says one was), then `end`.
  * Each step is bounded except a single SQLite step: the first row of a sort (which sorts every matching row), or
  * a row search that finds nothing, reads the whole table at once.
  */
@@ -22,29 +26,26 @@ export class ExportJob {
   private phase: 'open' | 'probe' | 'stream' | 'over' = 'open';
   private probe: { rows: Iterator<unknown>; matched: number } | null = null;
   private encoder: ChunkEncoder | null = null;
-  private readonly slots: Buffer[];
-  private readonly free: number[];
+  /** Where a step encodes its chunk before copying it into a buffer of the chunk's size, which it transfers. */
+  private readonly target = Buffer.allocUnsafeSlow(CHUNK_BUFFER_BYTES);
+  private untaken = 0;
 
   constructor(
     private readonly id: number,
     private readonly spec: ExportJobSpec,
     private readonly send: (reply: JobReply, transfer?: ArrayBuffer[]) => void,
-  ) {
-    this.slots = Array.from({ length: spec.shared.byteLength / CHUNK_BUFFER_BYTES }, (_, i) => Buffer.from(spec.shared, i * CHUNK_BUFFER_BYTES, CHUNK_BUFFER_BYTES));
-    this.free = this.slots.map((_, i) => i);
-  }
+  ) {}
 
   get runnable(): boolean {
-    return this.phase !== 'over' && (this.phase !== 'stream' || this.free.length > 0);
+    return this.phase !== 'over' && (this.phase !== 'stream' || this.untaken < CHUNKS_AHEAD);
   }
 
   get over(): boolean {
     return this.phase === 'over';
   }
 
-  /** Slot `slot` is free again. */
-  credit(slot: number): void {
-    this.free.push(slot);
+  credit(): void {
+    this.untaken -= 1;
   }
 
   step(): void {
@@ -113,14 +114,14 @@ export class ExportJob {
   }
 
   private streamSome(): void {
-    const slot = this.free.pop()!;
-    const { used, done, long, records } = this.encoder!.encodeInto(this.slots[slot]!);
-    if (used === 0 && long === null) {
-      this.free.push(slot);
-    } else {
-      // a record too long for the slot goes in an ArrayBuffer of its own, moved to the main thread
-      const own = long === null ? null : (long.buffer.slice(long.byteOffset, long.byteOffset + long.byteLength) as ArrayBuffer);
-      this.send({ kind: 'chunk', id: this.id, slot, length: used, long: own, records }, own === null ? [] : [own]);
+    const { used, done, long, records } = this.encoder!.encodeInto(this.target);
+    if (used > 0 || long !== null) {
+      const bytes = new ArrayBuffer(used + (long?.length ?? 0));
+      const chunk = new Uint8Array(bytes);
+      chunk.set(this.target.subarray(0, used));
+      if (long !== null) chunk.set(long, used);
+      this.untaken += 1;
+      this.send({ kind: 'chunk', id: this.id, bytes, records }, [bytes]);
     }
     if (done) this.finish({ kind: 'end', id: this.id });
   }
@@ -128,13 +129,5 @@ export class ExportJob {
   private finish(reply: JobReply): void {
     this.close();
     this.send(reply);
-  }
-}
-
-function inodeOf(file: string): number | null {
-  try {
-    return fs.statSync(file).ino;
-  } catch {
-    return null;
   }
 }

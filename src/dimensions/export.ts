@@ -1,12 +1,11 @@
-import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import { HttpProblem } from '../http/errors.js';
 import { UNCOUNTED, type Count } from '../metrics/metrics.js';
 import type { Readers } from '../reader-threads/protocol.js';
 import type { Tenants } from '../tenants/tenants.js';
-import { CsvExportStream } from './csv-export-stream.js';
+import { csvExportStream } from './csv-export-stream.js';
 import { findDimensionTable, type DimensionTable } from './dimension-table.js';
-import { openExportConnection } from './export-connection.js';
+import { inodeOf, openExportConnection } from './export-connection.js';
 import { readExportOptions, type ExportOptions } from './export-options.js';
 import { ExportNotStarted, exportOnReaders } from './reader-export.js';
 
@@ -64,14 +63,14 @@ export async function startDimensionExport(tenants: Tenants, request: ExportRequ
     const { chunks, finished } = started;
     const exportedRows = request.exportedRows ?? UNCOUNTED;
     leased = false; // the stream releases it now
-    const csv = new CsvExportStream({
-      header: table.columns.map((c) => c.name),
+    const csv = csvExportStream(
+      table.columns.map((c) => c.name),
       chunks,
-      release: () => {
+      () => {
         exportedRows.inc(chunks.rows);
         void finished.then(() => lease.release());
       },
-    });
+    );
     return { entity: table.entity, truncated: started.truncated, csv };
   } finally {
     if (leased) lease.release();
@@ -100,11 +99,3 @@ const swapped = (tenant: string): HttpProblem =>
   new HttpProblem('tenant-unavailable', `the file of tenant "${tenant}" was replaced or removed as the export started; retry`, {
     headers: { 'Retry-After': String(SWAPPED_RETRY_AFTER_S) },
   });
-
-function inodeOf(file: string): number | null {
-  try {
-    return fs.statSync(file).ino;
-  } catch {
-    return null;
-  }
-}

@@ -1,14 +1,10 @@
 import type { ExportJobSpec, JobReply, Readers } from '../reader-threads/protocol.js';
-import { CHUNK_BUFFER_BYTES } from './csv-chunks.js';
-import { WAIT, type CsvChunks } from './csv-export-stream.js';
-
-/** Slots a reader encodes an export into: chunks it may be ahead of the stream by (each about 256 KiB). */
-const SLOTS = 4;
+import type { CsvChunks } from './csv-export-stream.js';
 
 /** An export started on the readers. */
 export interface ReaderExport {
   truncated: boolean;
-  /** The CSV records as the reader encodes them; close() cancels the job. */
+  /** The CSV records as the reader sends them; cancel() cancels the job. */
   chunks: CsvChunks;
   /** Resolves when the job is over on its reader (ended, failed or cancelled): it no longer reads the file. */
   finished: Promise<void>;
@@ -24,48 +20,59 @@ export class ExportNotStarted extends Error {
   }
 }
 
-type ChunkReply = Extract<JobReply, { kind: 'chunk' }>;
-
 /**
  * Starts `spec` on the readers and resolves once it knows whether the export is truncated; rejects with
- * ExportNotStarted when the job ends before that. The reader encodes into SLOTS slots of a shared buffer; each
- * chunk is copied out here into a buffer of its exact size (allocated by the main thread, so that its garbage
- * collector counts it and it dies young once written), and its slot goes straight back.
+ * ExportNotStarted when the job ends before that. Each chunk taken sends the reader a credit for one more.
  */
-export function exportOnReaders(readers: Readers, spec: Omit<ExportJobSpec, 'shared'>): Promise<ReaderExport> {
+export function exportOnReaders(readers: Readers, spec: ExportJobSpec): Promise<ReaderExport> {
   return new Promise((resolve, reject) => {
-    const shared = new SharedArrayBuffer(SLOTS * CHUNK_BUFFER_BYTES);
-    const queue: ChunkReply[] = [];
+    const queue: { bytes: ArrayBuffer; records: number }[] = [];
     let started = false;
     let over = false;
     let ended = false;
-    let closed = false;
+    let cancelled = false;
     let failure: Error | null = null;
-    let resume: (() => void) | null = null;
+    let waiting: { resolve: (chunk: Buffer | null) => void; reject: (err: Error) => void } | null = null;
     let records = 0;
     let finish = (): void => {};
     const finished = new Promise<void>((resolveFinished) => (finish = resolveFinished));
+
+    /** The next chunk, or null at the end, as far as it is known now; undefined while the reader owes one. */
+    const take = (): Buffer | null | undefined => {
+      if (failure !== null) throw failure;
+      if (cancelled) return null;
+      const first = queue.shift();
+      if (first === undefined) return ended ? null : undefined;
+      if (!over) job.send({ kind: 'credit' });
+      records += first.records;
+      return Buffer.from(first.bytes);
+    };
+    /** Answers a pending `next` once there is something to answer it with. */
+    const answer = (): void => {
+      if (waiting === null) return;
+      const { resolve: answerWith, reject: failWith } = waiting;
+      try {
+        const chunk = take();
+        if (chunk === undefined) return;
+        waiting = null;
+        answerWith(chunk);
+      } catch (err) {
+        waiting = null;
+        failWith(err as Error);
+      }
+    };
     const chunks: CsvChunks = {
-      next(): Buffer | null | typeof WAIT {
-        if (failure !== null) throw failure;
-        const first = queue.shift();
-        if (first === undefined) return ended ? null : WAIT;
-        const long = first.long === null ? null : Buffer.from(first.long);
-        const chunk = Buffer.allocUnsafeSlow(first.length + (long?.length ?? 0));
-        chunk.set(new Uint8Array(shared, first.slot * CHUNK_BUFFER_BYTES, first.length));
-        long?.copy(chunk, first.length);
-        if (!over) job.send({ kind: 'credit', slot: first.slot });
-        records += first.records;
-        return chunk;
-      },
-      onReady(callback: () => void): void {
-        resume = callback;
-      },
-      close(): void {
-        if (closed) return;
-        closed = true;
+      next: () =>
+        new Promise((resolveNext, rejectNext) => {
+          waiting = { resolve: resolveNext, reject: rejectNext };
+          answer();
+        }),
+      cancel(): void {
+        if (cancelled) return;
+        cancelled = true;
         queue.length = 0;
         if (!over) job.send({ kind: 'cancel' });
+        answer();
       },
       get rows(): number {
         return records;
@@ -78,8 +85,8 @@ export function exportOnReaders(readers: Readers, spec: Omit<ExportJobSpec, 'sha
           resolve({ truncated: reply.truncated, chunks, finished });
           return;
         case 'chunk':
-          if (!closed) queue.push(reply);
-          resume?.();
+          if (!cancelled) queue.push(reply);
+          answer();
           return;
         case 'end':
           ended = true;
@@ -97,8 +104,8 @@ export function exportOnReaders(readers: Readers, spec: Omit<ExportJobSpec, 'sha
       over = true;
       finish();
       if (!started) reject(failure ?? new ExportNotStarted(false, `the export ended with "${reply.kind}" before it started`));
-      else resume?.();
+      else answer();
     };
-    const job = readers.run({ kind: 'export', spec: { ...spec, shared } }, onReply);
+    const job = readers.run({ kind: 'export', spec }, onReply);
   });
 }

@@ -2,7 +2,6 @@ import type Koa from 'koa';
 import { holds, isRole, type Caller, type Role } from '../auth/caller.js';
 import { isCostKind, type CostKind } from '../auth/cost-limits.js';
 import { TokenRejected, type TokenVerifier } from '../auth/oidc.js';
-import { tenantScopeOf } from '../tenants/tenant-scope.js';
 import { forbidden, HttpProblem, REALM } from './errors.js';
 
 /** Who may call one operation, as the contract says: `security: []` is public, else `x-required-role`. */
@@ -89,11 +88,6 @@ export function authorize(caller: Caller, rule: AccessRule): void {
   if (rule.role === null || holds(caller, rule.role)) return;
   const granted = caller.roles.length === 0 ? 'no role of this server' : `the roles ${caller.roles.join(', ')}`;
   throw forbidden(`${rule.operationId} needs the role ${rule.role}; the token grants ${granted}`);
-}
-
-/** The caller of a public operation with sign-in on: nobody in particular, no roles, no tenants. */
-export function anonymousCaller(address: string): Caller {
-  return { mode: 'oidc', sub: null, name: null, email: null, roles: [], scope: tenantScopeOf([]).scope, limitKey: `address:${address}`, address };
 }
 
 /**

@@ -1,26 +1,28 @@
 import type Koa from 'koa';
-import { OpenAPIBackend, type Context, type Document, type Operation } from 'openapi-backend';
-import type { ErrorObject } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { Context, OpenAPIBackend, Operation } from 'openapi-backend';
 import { Readable } from 'node:stream';
-import { localCaller, type Caller } from '../auth/caller.js';
+import { unverifiedCaller, type Caller } from '../auth/caller.js';
 import type { Deps } from '../ports.js';
 import { ScopedTenants } from '../tenants/tenants.js';
-import { anonymousCaller, authenticate, authorize, privateToCaller, unauthorized, type AccessRule } from './access.js';
+import { authenticate, authorize, privateToCaller } from './access.js';
 import { auditRecordOf, type AuditDetails, type AuditRecord, type NamedTargets } from './audit.js';
 import { readJsonBody } from './body.js';
-import { deprecationHeaders, deprecationsOf, type Deprecations } from './deprecation.js';
+import type { ContractIndex, IndexedOperation } from './contract-index.js';
+import { deprecationHeaders } from './deprecation.js';
+import { jsonQueryIssues } from './json-depth.js';
 import type { HandlerMap, Input, OperationId, RawBody } from './contract.js';
 import { heldTag } from './conditional.js';
-import { HttpProblem, invalidRequest, type ValidationIssue } from './errors.js';
+import { HttpProblem, invalidRequest } from './errors.js';
 import { EncodedJson } from './encoded-json.js';
 import { contractViolation } from './problem.js';
 import type { ProblemCheck } from './problem-check.js';
 import { matchedRequestHandler } from './matched-request.js';
 import { asUriReference, pathSegmentIssue } from './path-segments.js';
 import { OPERATION_STATE } from './request-context.js';
-import { compiledParseRequest } from './request-parser.js';
-import { compiledMatchOperation } from './route-matcher.js';
+import { toIssues } from './validation-issues.js';
+
+// where the comparisons of the library's pipeline with the compiled one (tests, bench) have always taken it from
+export { createContractBackend } from './contract-index.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 const JSON_TYPES = new Set(['application/json', 'application/problem+json']);
@@ -34,62 +36,28 @@ interface AnyResult {
   audit?: AuditDetails;
 }
 
-/**
- * Builds the openapi-backend instance: strict routing, coerced parameters, formats, discriminators, with the
- * library's routing and parsing replaced by compiled equivalents (`compiled: false` keeps the library's own, for
- * the tests that compare the two).
- */
-export async function createContractBackend(definition: Document, compiled = true): Promise<OpenAPIBackend> {
-  const api = new OpenAPIBackend({
-    definition: structuredClone(definition),
-    strict: true,
-    // quick: skip re-validating the document at every start (redocly lint does that in CI) and compile each
-    // operation's validators on its first request instead of all up front: start-up 2 s -> well under 1 s.
-    quick: true,
-    validate: true,
-    coerceTypes: true,
-    ajvOpts: { strict: false, allErrors: false },
-    customizeAjv: (ajv) => {
-      addFormats.default(ajv, { mode: 'full' });
-      return ajv;
-    },
-  });
-  await api.init();
-  if (!compiled) return api;
-  // openapi-backend redoes per request what never changes once the contract is loaded (docs/dependencies.md,
-  // "openapi-backend functions the server replaces"): it flattens the document into its operations on every
-  // routing call, compiles a RegExp per operation to route a templated path, and parses every request three
-  // times, compiling each path's parameter pattern again every time.
-  const operations = api.router.getOperations();
-  api.router.getOperations = () => operations;
-  api.router.matchOperation = compiledMatchOperation(api.router, operations) as OpenAPIBackend['router']['matchOperation'];
-  api.router.parseRequest = compiledParseRequest(api.router) as OpenAPIBackend['router']['parseRequest'];
-  return api;
+/** What the adapter knows of a request once it is routed, handed to the registered handlers with `ctx`. */
+interface Routed {
+  readonly entry: IndexedOperation;
+  /** The verified caller (sign-in, an operation with a role); null until then or without. */
+  caller: Caller | null;
 }
 
 /**
  * The only code that touches `ctx` for operations: matches the route; with sign-in, verifies the bearer token and
- * the role before anything else (401/403; the body is not even read); reads the body the contract allows, lets
- * openapi-backend validate, admits costly work (429), calls the typed handler over the caller's view of the
- * tenants, and writes its result (validated when asked).
+ * the role before anything else (401/403; the body is not even read) — the one place a request is authorized;
+ * reads the body the contract allows, validates it once (openapi-backend's validators), admits costly work (429),
+ * calls the typed handler over the caller's view of the tenants, and writes its result (validated when asked).
  */
-export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<string, AccessRule>, handlers: HandlerMap, deps: Deps, problems: ProblemCheck): Koa.Middleware {
+export function contractMiddleware(index: ContractIndex, handlers: HandlerMap, deps: Deps, problems: ProblemCheck): Koa.Middleware {
+  const api = index.api;
   const verifier = deps.tokens;
-  const deprecations = deprecationsOf(deps.contract.document);
-  const ruleOf = (operationId: string): AccessRule => {
-    const rule = rules.get(operationId);
-    if (rule === undefined) throw new Error(`no access rule for ${operationId}`);
-    return rule;
-  };
   for (const operationId of Object.keys(handlers) as OperationId[]) {
-    const rule = ruleOf(operationId);
-    api.register(operationId, async (c: Context, ctx: Koa.Context) => {
-      ctx.state[OPERATION_STATE] = operationId;
-      const record = auditRecordOf(ctx, operationId, rule.audited);
-      const caller = (ctx.state.caller as Caller | undefined) ?? (verifier === null ? localCaller(ctx.ip) : anonymousCaller(ctx.ip));
-      record.caller ??= caller;
+    const { rule } = index.operation(operationId);
+    api.register(operationId, async (c: Context, ctx: Koa.Context, routed: Routed) => {
+      const caller = routed.caller ?? unverifiedCaller(verifier !== null, ctx.ip);
       const input = toInput(c, ctx, caller);
-      record.named = () => namedIn([input.path, input.query, input.body]);
+      const record = auditRecord(ctx, routed.entry, caller, () => namedIn([input.path, input.query, input.body]));
       if (rule.cost !== null) ctx.res.once('close', await deps.limits.admit(rule.cost, caller));
       let requestDeps = deps;
       if (rule.role !== null) {
@@ -102,22 +70,11 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
       const result = await handler(input, requestDeps);
       if (result.touched !== undefined) record.created = result.touched;
       if (result.audit !== undefined) record.details = result.audit;
-      send(ctx, api, problems, c.operation, result, deps.config.responseValidation, deprecations);
+      send(ctx, api, problems, routed.entry, result, deps.config.responseValidation);
     });
   }
-  // The contract's `security` is judged once more before the handler (it fails closed): the token was verified
-  // before the body was read, so this only confirms it, and sign-in off satisfies the scheme.
-  const tokenConfirmed = (ctx: Koa.Context): boolean => verifier === null || ctx.state.caller !== undefined;
-  if (api.definition.components?.securitySchemes?.bearerAuth !== undefined) {
-    api.registerSecurityHandler('bearerAuth', (_c: Context, ctx: Koa.Context) => tokenConfirmed(ctx));
-  }
-  api.register('unauthorizedHandler', () => {
-    throw unauthorized(null);
-  });
-  api.register('validationFail', (c: Context, ctx: Koa.Context) => {
-    ctx.state[OPERATION_STATE] = c.operation.operationId;
-    const rule = ruleOf(c.operation.operationId as string);
-    auditRecordOf(ctx, rule.operationId, rule.audited).named = () => namedIn([c.request.params, c.request.query, c.request.requestBody]);
+  api.register('validationFail', (c: Context, ctx: Koa.Context, routed: Routed) => {
+    auditRecord(ctx, routed.entry, routed.caller, () => namedIn([c.request.params, c.request.query, c.request.requestBody]));
     throw invalidRequest(toIssues(c.validation.errors ?? []));
   });
   api.register('notFound', (c: Context) => {
@@ -130,7 +87,7 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
     });
   });
 
-  const matched = matchedRequestHandler(api);
+  const matched = matchedRequestHandler(api, (operation) => index.operation(operation.operationId as string).validate);
   matched.check();
 
   return async (ctx) => {
@@ -144,36 +101,35 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
     // The operation is known before the body is read or the token checked, so that a 401, 413 or 415 is
     // measured under it too.
     const carriesBody = (ctx.request.length ?? 0) > 0 || ctx.get('transfer-encoding') !== '';
-    const operation = api.router.matchOperation(request);
-    if (operation !== undefined) ctx.state[OPERATION_STATE] = operation.operationId;
+    const entry = index.match(request);
+    if (entry === undefined) {
+      // 404 and 405 as openapi-backend decides them
+      await api.handleRequest(request as Parameters<OpenAPIBackend['handleRequest']>[0], ctx);
+      return;
+    }
+    ctx.state[OPERATION_STATE] = entry.operationId;
+    const routed: Routed = { entry, caller: null };
     const serve = async () => {
-      if (operation === undefined) {
-        // 404 and 405 as openapi-backend decides them
-        await api.handleRequest(request as Parameters<OpenAPIBackend['handleRequest']>[0], ctx);
-        return;
-      }
       // after the host and the token were judged, before the body is read: a path no parameter can be decoded from
-      const pathIssue = pathSegmentIssue(ctx.path, operation.path);
+      const pathIssue = pathSegmentIssue(ctx.path, entry.route);
       if (pathIssue !== null) throw invalidRequest([pathIssue]);
-      const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
-      if (carriesBody && content !== undefined) request.body = await readJsonBody(ctx, Object.keys(content));
-      await matched.handle(request, operation, ctx);
+      const queryIssues = jsonQueryIssues(entry.validate.jsonQuery, ctx.query);
+      if (queryIssues.length > 0) throw invalidRequest(queryIssues);
+      if (carriesBody && entry.bodyMediaTypes !== null) request.body = await readJsonBody(ctx, entry.bodyMediaTypes);
+      await matched.handle(request, entry.operation, ctx, routed);
     };
-    const rule = verifier === null || operation === undefined ? undefined : ruleOf(operation.operationId as string);
-    if (verifier === null || rule === undefined || rule.role === null) {
+    if (verifier === null || entry.rule.role === null) {
       await serve();
       return;
     }
-    const record = auditRecordOf(ctx, rule.operationId, rule.audited);
-    record.named = () => namedByUrl(api, request, operation as Operation);
+    const record = auditRecord(ctx, entry, null, () => namedByUrl(api, request, entry.operation));
     try {
-      const caller = await authenticate(ctx.get('authorization'), ctx.ip, verifier);
-      ctx.state.caller = caller;
-      record.caller = caller;
+      routed.caller = await authenticate(ctx.get('authorization'), ctx.ip, verifier);
+      record.caller = routed.caller;
       try {
-        authorize(caller, rule);
+        authorize(routed.caller, entry.rule);
       } catch (err) {
-        await nameBodyOfRefusal(ctx, api, request, operation as Operation, record, carriesBody);
+        await nameBodyOfRefusal(ctx, api, request, entry, record, carriesBody);
         throw err;
       }
       await serve();
@@ -184,20 +140,28 @@ export function contractMiddleware(api: OpenAPIBackend, rules: ReadonlyMap<strin
 }
 
 /**
+ * The request's audit record (audit.ts writes its line): made by the first step that learns which operation the
+ * request is for, then told what each later step learned. `caller` and `named` replace what an earlier step knew,
+ * `caller` only once known (a verified token outranks a guess).
+ */
+function auditRecord(ctx: Koa.Context, entry: IndexedOperation | undefined, caller: Caller | null, named: () => NamedTargets): AuditRecord {
+  const record = auditRecordOf(ctx, entry?.operationId ?? null, entry?.rule.audited ?? false);
+  record.caller ??= caller;
+  record.named = named;
+  return record;
+}
+
+/**
  * Records the audit of a request refused before its handler ran (421; 403 from another site): the operation it
  * matched, if any, with its rule, the caller as far as known without a token check, and what its path and query
  * name.
  */
-export function auditRefusal(api: OpenAPIBackend, rules: ReadonlyMap<string, AccessRule>, signIn: boolean): (ctx: Koa.Context) => AuditRecord {
+export function auditRefusal(index: ContractIndex, signIn: boolean): (ctx: Koa.Context) => AuditRecord {
   return (ctx) => {
     const request = { method: ctx.method, path: ctx.path, headers: ctx.headers as Record<string, string | string[]>, query: ctx.query as Record<string, string | string[]> };
-    const operation = api.router.matchOperation(request);
-    const rule = operation === undefined ? undefined : rules.get(operation.operationId as string);
-    if (rule !== undefined) ctx.state[OPERATION_STATE] = rule.operationId;
-    const record = auditRecordOf(ctx, rule?.operationId ?? null, rule?.audited ?? false);
-    record.caller = signIn ? anonymousCaller(ctx.ip) : localCaller(ctx.ip);
-    record.named = () => (operation === undefined ? namedIn([request.query]) : namedByUrl(api, request, operation));
-    return record;
+    const entry = index.match(request);
+    if (entry !== undefined) ctx.state[OPERATION_STATE] = entry.operationId;
+    return auditRecord(ctx, entry, unverifiedCaller(signIn, ctx.ip), () => (entry === undefined ? namedIn([request.query]) : namedByUrl(index.api, request, entry.operation)));
   };
 }
 
@@ -206,16 +170,15 @@ export function auditRefusal(api: OpenAPIBackend, rules: ReadonlyMap<string, Acc
  * as any body) so that the audit line names the tenant and IDs the body names, as it names those of the path and
  * the query. A body that cannot be read (malformed, too large, another media type) leaves the line at the URL's.
  */
-async function nameBodyOfRefusal(ctx: Koa.Context, api: OpenAPIBackend, request: Parameters<OpenAPIBackend['handleRequest']>[0], operation: Operation, record: AuditRecord, carriesBody: boolean): Promise<void> {
-  const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
-  if (!carriesBody || content === undefined) return;
+async function nameBodyOfRefusal(ctx: Koa.Context, api: OpenAPIBackend, request: Parameters<OpenAPIBackend['handleRequest']>[0], entry: IndexedOperation, record: AuditRecord, carriesBody: boolean): Promise<void> {
+  if (!carriesBody || entry.bodyMediaTypes === null) return;
   let body: unknown;
   try {
-    body = await readJsonBody(ctx, Object.keys(content));
+    body = await readJsonBody(ctx, entry.bodyMediaTypes);
   } catch {
     return;
   }
-  const parsed = api.router.parseRequest(request, operation);
+  const parsed = api.router.parseRequest(request, entry.operation);
   record.named = () => namedIn([parsed.params, parsed.query, body]);
 }
 
@@ -257,14 +220,14 @@ function toInput(c: Context, ctx: Koa.Context, caller: Caller): Input<OperationI
   };
 }
 
-function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, operation: Operation, result: AnyResult, validate: boolean, deprecations: Deprecations): void {
-  const operationId = operation.operationId as string;
-  const declared = (operation.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
+function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, entry: IndexedOperation, result: AnyResult, validate: boolean): void {
+  const { operationId, operation } = entry;
+  const declared = entry.responses;
   const response = declared[String(result.status)];
   if (response === undefined) {
     throw contractViolation(ctx, operationId, result.status, [`status ${result.status} is not declared`]);
   }
-  const mediaTypes = Object.keys(response.content ?? {});
+  const mediaTypes = response.mediaTypes;
   const contentType = result.contentType ?? mediaTypes[0];
   if (result.body !== undefined && (contentType === undefined || !mediaTypes.includes(contentType))) {
     throw contractViolation(ctx, operationId, result.status, [`media type ${String(contentType)} is not declared`]);
@@ -285,7 +248,7 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, ope
     }
   }
   if (result.headers !== undefined) for (const name of Object.keys(result.headers)) ctx.res.setHeader(name, result.headers[name]!);
-  const deprecation = deprecationHeaders(deprecations, operation.operationId as string, { query: ctx.query, headers: ctx.headers });
+  const deprecation = entry.deprecation === null ? null : deprecationHeaders(entry.deprecation, { query: ctx.query, headers: ctx.headers });
   if (deprecation !== null) for (const name of Object.keys(deprecation)) ctx.res.setHeader(name, deprecation[name]!);
 
   const etag = result.headers?.ETag;
@@ -311,33 +274,4 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, ope
 function allowedMethods(api: OpenAPIBackend, path: string): string {
   const allowed = METHODS.filter((method) => api.router.matchOperation({ method, path, headers: {} }) !== undefined);
   return allowed.map((m) => m.toUpperCase()).join(', ');
-}
-
-/** ajv errors of openapi-backend's request schema (`/path/x`, `/query/y`, `/requestBody/a/b`) as `errors[]`. */
-export function toIssues(errors: ErrorObject[]): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  const seen = new Set<string>();
-  for (const error of errors) {
-    const segments = error.instancePath.split('/').filter((s) => s !== '').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-    const root = segments.shift() ?? '';
-    const where: ValidationIssue['in'] = root === 'path' ? 'path' : root === 'query' ? 'query' : root === 'header' ? 'header' : 'body';
-    const params = error.params as { missingProperty?: string; additionalProperty?: string };
-    if (params.missingProperty !== undefined) segments.push(params.missingProperty);
-    if (params.additionalProperty !== undefined) segments.push(params.additionalProperty);
-    const name = segments.join('.');
-    const message =
-      error.keyword === 'required'
-        ? 'is required'
-        : error.keyword === 'additionalProperties'
-          ? 'is not allowed here'
-          : error.keyword === 'parse'
-            ? `malformed JSON: ${error.message ?? ''}`
-            : (error.message ?? 'is invalid');
-    const key = `${where}|${name}|${message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      issues.push({ in: where, name, message });
-    }
-  }
-  return issues;
 }

@@ -73,10 +73,12 @@ export function compression(): Koa.Middleware {
     if (body === null || body === undefined || ctx.method === 'HEAD' || NO_BODY.has(ctx.status) || ctx.res.headersSent) return;
     if (header('Content-Encoding') !== '' || /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(header('Cache-Control'))) return;
     const streamed = body instanceof Readable;
-    const bytes = streamed ? null : Buffer.isBuffer(body) ? body : typeof body === 'string' ? Buffer.from(body) : null;
-    if (!streamed && (bytes === null || bytes.length < THRESHOLD_BYTES)) return;
+    // measured without copying a string body: most answers are small and leave uncompressed
+    const size = streamed ? null : Buffer.isBuffer(body) ? body.length : typeof body === 'string' ? Buffer.byteLength(body) : null;
+    if (!streamed && (size === null || size < THRESHOLD_BYTES)) return;
     const coding = negotiatedCoding(ctx);
     if (coding === null) return;
+    const bytes = streamed ? null : Buffer.isBuffer(body) ? body : Buffer.from(body as string);
 
     const etag = header('ETag');
     if (etag !== '') ctx.set('ETag', codedTag(etag, coding));

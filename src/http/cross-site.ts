@@ -1,6 +1,5 @@
 import type Koa from 'koa';
-import type { OpenAPIBackend } from 'openapi-backend';
-import type { AccessRule } from './access.js';
+import type { ContractIndex } from './contract-index.js';
 import { HttpProblem } from './errors.js';
 import { forwardedHost } from './forwarded.js';
 
@@ -34,15 +33,15 @@ function isOwnOrigin(origin: string, ctx: Koa.Context): boolean {
  * headers; tools that do not (curl, generated clients) are not affected, and reads are left to CORS. With sign-in
  * this is not installed: a page cannot make a browser send the bearer token. `onRefused` records the audit line.
  */
-export function crossSiteGuard(api: OpenAPIBackend, rules: ReadonlyMap<string, AccessRule>, corsOrigins: readonly string[], onRefused: (ctx: Koa.Context) => void): Koa.Middleware {
+export function crossSiteGuard(index: ContractIndex, corsOrigins: readonly string[], onRefused: (ctx: Koa.Context) => void): Koa.Middleware {
   const listed = new Set(corsOrigins);
   return async (ctx, next) => {
     const site = ctx.get('sec-fetch-site');
     const origin = ctx.get('origin');
     if ((site === '' && origin === '') || listed.has(origin)) return next();
     if (site !== 'cross-site' && (origin === '' || isOwnOrigin(origin, ctx))) return next();
-    const operation = api.router.matchOperation({ method: ctx.method, path: ctx.path, headers: {} });
-    const role = operation === undefined ? undefined : rules.get(operation.operationId as string)?.role;
+    const operation = index.match({ method: ctx.method, path: ctx.path });
+    const role = operation?.rule.role;
     // a route that does not exist gets its 404 or 405
     if (operation === undefined || (SAFE_METHODS.has(ctx.method) && role !== 'editor' && role !== 'admin')) return next();
     onRefused(ctx);

@@ -27,7 +27,7 @@ interface ParameterNotice extends Notice {
 }
 
 /** The deprecations of one operation. */
-interface OperationNotices {
+export interface OperationNotices {
   operation: Notice | null;
   parameters: ParameterNotice[];
   /** Query parameter names the operation declares (to tell the keys of an exploded object apart). */
@@ -143,12 +143,11 @@ function uses(parameter: ParameterNotice, request: RequestUse, declared: Set<str
 }
 
 /**
- * The deprecation headers of a response of `operationId` to `request`, or null when nothing it used is deprecated.
- * Several notices (the operation and parameters) give the earliest date of each kind and every link.
+ * The deprecation headers of a response to `request` of an operation with `entry` (the contract index keeps each
+ * operation's), or null when nothing it used is deprecated. Several notices (the operation and parameters) give
+ * the earliest date of each kind and every link.
  */
-export function deprecationHeaders(deprecations: Deprecations, operationId: string, request: RequestUse): Record<string, string> | null {
-  const entry = deprecations.get(operationId);
-  if (entry === undefined) return null;
+export function deprecationHeaders(entry: OperationNotices, request: RequestUse): Record<string, string> | null {
   const used: Notice[] = entry.parameters.filter((parameter) => uses(parameter, request, entry.declared));
   if (entry.operation !== null) used.push(entry.operation);
   if (used.length === 0) return null;

@@ -14,10 +14,22 @@ export function hostCheck(allowedHosts: readonly string[] | null, signIn: boolea
   if (patterns.includes('*')) return null;
   const exact = new Set(patterns.filter((p) => !p.startsWith('*.')));
   const suffixes = patterns.filter((p) => p.startsWith('*.')).map((p) => p.slice(1));
-  return (hostHeader) => {
+  const accepts = (hostHeader: string): boolean => {
     const name = hostName(hostHeader);
     if (name === null) return false;
     return isLoopbackAddress(name) || exact.has(name) || suffixes.some((suffix) => name.endsWith(suffix));
+  };
+  // Clients send the same few Host values again and again: each is judged once. Bounded, since a client chooses
+  // the header: past the bound the verdicts start over.
+  const judged = new Map<string, boolean>();
+  return (hostHeader) => {
+    let verdict = judged.get(hostHeader);
+    if (verdict === undefined) {
+      verdict = accepts(hostHeader);
+      if (judged.size >= 256) judged.clear();
+      judged.set(hostHeader, verdict);
+    }
+    return verdict;
   };
 }
 

@@ -1,3 +1,5 @@
+import type { ValidationIssue } from './errors.js';
+
 /** Deepest nesting of arrays and objects a JSON request body may have (declared in openapi.yaml, docs/errors.md). */
 export const MAX_JSON_DEPTH = 32;
 
@@ -24,48 +26,117 @@ const LETTER_F = 0x66;
 const LETTER_N = 0x6e;
 const LETTER_T = 0x74;
 const NOTHING = -1;
+const UNKNOWN = -2;
 
 /** Whether the character starts a number or a literal (`true`, `false`, `null`) where a value may start. */
 const startsScalar = (code: number): boolean => (code >= DIGIT_0 && code <= DIGIT_9) || code === MINUS || code === LETTER_T || code === LETTER_F || code === LETTER_N;
 
 /**
- * Why the JSON text is refused before it is parsed: it nests arrays and objects deeper than `maxDepth`, or holds more
- * than `maxValues` values; null when neither. Found in one pass over the characters (nothing is built; brackets
- * inside strings do not count), stopping at the first value past a limit. Run before JSON.parse: a 1 MiB body of
- * nested arrays costs hundreds of milliseconds to build and collect, and every recursive walk of it (validation,
- * size checks) overflows the stack; the scan costs a few milliseconds per MiB. Text that is not JSON is left to the
- * parser to refuse (it may be miscounted: it is refused either way).
+ * Judges JSON text piece by piece as it arrives, without building anything: why it is refused (it nests arrays and
+ * objects deeper than `maxDepth`, or holds more than `maxValues` values) at the first value past a limit, so that a
+ * request body can be refused before the rest of it is read. One pass over the bytes (brackets inside strings do not
+ * count; UTF-8 continuation bytes never look like JSON's ASCII punctuation, so a character split between two pieces
+ * is harmless). Run before JSON.parse: a 1 MiB body of nested arrays costs hundreds of milliseconds to build and
+ * collect, and every recursive walk of it (validation, size checks) overflows the stack; the scan costs about a
+ * millisecond per MiB. Text that is not JSON is left to the parser to refuse (it may be miscounted: it is refused
+ * either way).
  */
-export function jsonShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, maxValues = MAX_JSON_VALUES): string | null {
-  let depth = 0;
+export class JsonShapeScanner {
+  private depth = 0;
   // strings, containers and scalars, less the member names (one per colon)
-  let values = 0;
-  let previous = NOTHING;
-  const length = text.length;
-  for (let i = 0; i < length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code <= 0x20) continue;
-    if (code === QUOTE) {
-      values += 1;
-      // to the closing quote, stepping over escapes
-      for (i += 1; i < length; i += 1) {
-        const inString = text.charCodeAt(i);
-        if (inString === BACKSLASH) i += 1;
-        else if (inString === QUOTE) break;
+  private values = 0;
+  private previous = NOTHING;
+  private inString = false;
+  private escaped = false;
+
+  constructor(
+    private readonly maxDepth = MAX_JSON_DEPTH,
+    private readonly maxValues = MAX_JSON_VALUES,
+  ) {}
+
+  /** Judges the next piece of the text (UTF-8); the problem once a limit is passed, else null. */
+  push(piece: Uint8Array): string | null {
+    const { maxDepth, maxValues } = this;
+    let { depth, values, previous, inString, escaped } = this;
+    let problem: string | null = null;
+    const length = piece.length;
+    // where the next quote and backslash of the piece are (NOTHING: none left; UNKNOWN: not looked for yet), so
+    // that a string is crossed at indexOf's speed, each byte looked at once however many escapes it holds
+    let nextQuote = UNKNOWN;
+    let nextBackslash = UNKNOWN;
+    for (let i = 0; i < length; i += 1) {
+      if (inString) {
+        if (escaped) {
+          escaped = false;
+          continue;
+        }
+        if (nextQuote !== NOTHING && nextQuote < i) nextQuote = piece.indexOf(QUOTE, i);
+        if (nextBackslash !== NOTHING && nextBackslash < i) nextBackslash = piece.indexOf(BACKSLASH, i);
+        if (nextBackslash !== NOTHING && (nextQuote === NOTHING || nextBackslash < nextQuote)) {
+          // the next character is escaped (it may be in the next piece)
+          escaped = true;
+          i = nextBackslash;
+        } else if (nextQuote === NOTHING) {
+          break;
+        } else {
+          inString = false;
+          i = nextQuote;
+        }
+        continue;
       }
-    } else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
-      depth += 1;
-      values += 1;
-      if (depth > maxDepth) return `nests arrays and objects deeper than ${maxDepth} levels`;
-    } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
-      depth -= 1;
-    } else if (code === COLON) {
-      values -= 1;
-    } else if (startsScalar(code) && (previous === NOTHING || previous === OPEN_ARRAY || previous === COMMA || previous === COLON)) {
-      values += 1;
+      const code = piece[i]!;
+      if (code <= 0x20) continue;
+      if (code === QUOTE) {
+        values += 1;
+        inString = true;
+      } else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
+        depth += 1;
+        values += 1;
+        if (depth > maxDepth) {
+          problem = `nests arrays and objects deeper than ${maxDepth} levels`;
+          break;
+        }
+      } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
+        depth -= 1;
+      } else if (code === COLON) {
+        values -= 1;
+      } else if (startsScalar(code) && (previous === NOTHING || previous === OPEN_ARRAY || previous === COMMA || previous === COLON)) {
+        values += 1;
+      }
+      // one over: the member name counted before its colon takes it back
+      if (values > maxValues + 1) {
+        problem = `holds more than ${maxValues} values`;
+        break;
+      }
+      previous = code;
     }
-    if (values > maxValues + 1) return `holds more than ${maxValues} values`;
-    previous = code;
+    Object.assign(this, { depth, values, previous, inString, escaped });
+    return problem;
   }
-  return values > maxValues ? `holds more than ${maxValues} values` : null;
+
+  /** The problem of the whole text, once every piece was pushed; null when none. */
+  end(): string | null {
+    return this.values > this.maxValues ? `holds more than ${this.maxValues} values` : null;
+  }
+}
+
+/** Why the JSON text is refused before it is parsed (see JsonShapeScanner); null when it is not. */
+export function jsonShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, maxValues = MAX_JSON_VALUES): string | null {
+  const scanner = new JsonShapeScanner(maxDepth, maxValues);
+  return scanner.push(Buffer.from(text, 'utf8')) ?? scanner.end();
+}
+
+/**
+ * The values of the query parameters named (those the contract declares with `content: application/json`) that pass
+ * a limit of a JSON body, as `errors[]` entries (`in: query`), judged before anything parses them: the same limits
+ * hold for JSON wherever a request carries it.
+ */
+export function jsonQueryIssues(names: readonly string[], query: Readonly<Record<string, string | string[] | undefined>>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const name of names) {
+    const raw = query[name];
+    const problem = (typeof raw === 'string' ? [raw] : (raw ?? [])).map((value) => jsonShapeProblem(value)).find((found) => found !== null);
+    if (problem !== undefined) issues.push({ in: 'query', name, message: problem });
+  }
+  return issues;
 }

@@ -1,27 +1,27 @@
 import type { Context, OpenAPIBackend, Operation, Request } from 'openapi-backend';
-import { compiledValidateRequest } from './request-validator.js';
+import { compiledValidateRequest, type OperationFacts } from './request-validator.js';
 
 /** Hooks of openapi-backend's handleRequest that handleMatched does not run: registering one is refused. */
-const HOOKS_NOT_RUN = ['preRoutingHandler', 'postRoutingHandler', 'postSecurityHandler', 'preOperationHandler', 'postResponseHandler', '400', '401', '501', 'notImplemented'];
+const HOOKS_NOT_RUN = ['preRoutingHandler', 'postRoutingHandler', 'unauthorizedHandler', 'postSecurityHandler', 'preOperationHandler', 'postResponseHandler', '400', '401', '501', 'notImplemented'];
 
 /**
- * openapi-backend's handleRequest for a request already routed, with the same steps in the same order: the
- * operation's `security` judged by the registered security handlers (`unauthorizedHandler` when no requirement
- * is met), validation (`validationFail` on errors), parameters coerced, then the operation's handler (an
+ * openapi-backend's handleRequest for a request already routed and already authorized (the adapter judges the
+ * contract's `security` once, before the body is read: src/http/access.ts), with the library's remaining steps in
+ * its order: validation (`validationFail` on errors), parameters coerced, then the operation's handler (an
  * operation without one goes to the library's handleRequest, which answers for it). It skips routing the request
  * again, parsing it twice more and its promise chains: see docs/dependencies.md for the measured gain, and
  * test/unit/matched-request.test.ts, which runs the library's handleRequest beside it on every contract example
  * and variants of them. The library's other hooks are not run, so registering one is refused (`check`).
  */
-export function matchedRequestHandler(api: OpenAPIBackend): {
+export function matchedRequestHandler(api: OpenAPIBackend, factsOf?: (operation: Operation) => OperationFacts): {
   handle(request: Request, operation: Operation, ...handlerArgs: unknown[]): Promise<unknown>;
   /** Throws when a handler is registered that handle() would skip; call it after registering handlers. */
   check(): void;
 } {
-  const validateRequest = compiledValidateRequest(api);
+  const validateRequest = compiledValidateRequest(api, factsOf);
   return {
     check() {
-      const skipped = HOOKS_NOT_RUN.filter((name) => api.handlers[name] !== undefined);
+      const skipped = [...HOOKS_NOT_RUN.filter((name) => api.handlers[name] !== undefined), ...Object.keys(api.securityHandlers).map((scheme) => `security handler ${scheme}`)];
       if (skipped.length > 0) throw new Error(`handleMatched does not run openapi-backend's ${skipped.join(', ')}: handle those requests with handleRequest`);
     },
     async handle(request, operation, ...handlerArgs) {
@@ -38,27 +38,6 @@ export function matchedRequestHandler(api: OpenAPIBackend): {
           parsed = value;
         },
       } as Context;
-      const requirements = operation.security ?? [];
-      const results: Record<string, unknown> = {};
-      for (const requirement of requirements) {
-        for (const scheme of Object.keys(requirement)) {
-          if (scheme in results) continue;
-          const securityHandler = api.securityHandlers[scheme];
-          try {
-            results[scheme] = securityHandler === undefined ? undefined : await securityHandler(context, ...handlerArgs);
-          } catch (error) {
-            results[scheme] = { error: error || new Error('security handler rejected') };
-          }
-        }
-      }
-      const met = (result: unknown): boolean => Boolean(result) && !(typeof result === 'object' && (result as { error?: unknown }).error);
-      const authorized = requirements.some((requirement) => Object.keys(requirement).every((scheme) => met(results[scheme])));
-      context.security = { ...results, authorized };
-      if (!authorized && requirements.length > 0) {
-        const unauthorizedHandler = api.handlers['unauthorizedHandler'];
-        if (unauthorizedHandler === undefined) throw new Error(`401-unauthorized: ${String(operation.operationId)} request did not satisfy security requirements and no unauthorizedHandler is registered`);
-        return unauthorizedHandler(context, ...handlerArgs);
-      }
       context.validation = validateRequest(request, operation);
       if (context.validation.errors) {
         const validationFail = api.handlers['validationFail'];

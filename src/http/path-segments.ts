@@ -3,6 +3,9 @@ import type { ValidationIssue } from './errors.js';
 /** One character RFC 3986 allows in a path as it is (`pchar` and `/`); anything else must be percent-encoded. */
 const PATH_CHARACTER = /[A-Za-z0-9\-._~!$&'()*+,;=:@/]/;
 
+/** A path of characters allowed as they are, without escapes: nothing in it to refuse (most requests). */
+const PLAIN_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
+
 /** A well-formed percent-encoded octet. */
 const PERCENT_OCTET = /^%[0-9A-Fa-f]{2}/;
 
@@ -35,6 +38,7 @@ export function asUriReference(path: string): string {
  * RFC 3986, or with a malformed or overlong escape (`%`, `%zz`, `%c0%ae`), is refused before anything reads it.
  */
 export function pathSegmentIssue(path: string, template: string): ValidationIssue | null {
+  if (PLAIN_PATH.test(path)) return null;
   const segments = path.split('/');
   const names = template.split('/');
   for (let i = 0; i < segments.length; i += 1) {

@@ -1,10 +1,4 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-import type { Document } from 'openapi-backend';
-
-const PROBLEM_MEDIA_TYPE = 'application/problem+json';
-
-type Responses = Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }>;
+import type { ContractIndex } from './contract-index.js';
 
 /**
  * The contract's judgement of a problem an operation answers, returned or thrown alike: the operation must
@@ -16,58 +10,19 @@ export interface ProblemCheck {
   reasons(operationId: string, status: number, body: unknown): string[];
 }
 
-/** The check over `document`; `checkBodies` is RESPONSE_VALIDATION (statuses are always checked). */
-export function problemCheck(document: Document, checkBodies: boolean): ProblemCheck {
-  const responsesOf = new Map<string, Responses>();
-  for (const item of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(item as Record<string, { operationId?: string; responses?: Responses }>)) {
-      if (operation?.operationId !== undefined) responsesOf.set(operation.operationId, operation.responses ?? {});
-    }
-  }
-  let ajv: Ajv | undefined;
-  const validators = new Map<string, ValidateFunction>();
-  // compiled on first use, once per schema (every problem response names `Problem` today)
-  const validatorOf = (schema: unknown): ValidateFunction => {
-    const name = schemaName(schema);
-    let validate = validators.get(name);
-    if (validate === undefined) {
-      if (ajv === undefined) {
-        ajv = new Ajv({ strict: false, allErrors: false });
-        addFormats.default(ajv, { mode: 'full' });
-        ajv.addSchema({ $id: 'contract.json', components: (document as { components?: unknown }).components }, 'contract.json');
-      }
-      validate = ajv.getSchema(`contract.json#/components/schemas/${name}`);
-      if (validate === undefined) throw new Error(`openapi.yaml has no schema ${name}`);
-      validators.set(name, validate);
-    }
-    return validate;
-  };
+/** The check over the contract's index; `checkBodies` is RESPONSE_VALIDATION (statuses are always checked). */
+export function problemCheck(index: ContractIndex, checkBodies: boolean): ProblemCheck {
   return {
     reasons(operationId, status, body) {
-      const responses = responsesOf.get(operationId);
-      if (responses === undefined) return [`operation ${operationId} is not in the contract`];
-      const declared = resolve(document, responses[String(status)]);
+      const operation = index.operations.get(operationId);
+      if (operation === undefined) return [`operation ${operationId} is not in the contract`];
+      const declared = operation.responses[String(status)];
       if (declared === undefined) return [`status ${status} is not declared`];
-      const media = declared.content?.[PROBLEM_MEDIA_TYPE];
-      if (media === undefined) return [`status ${status} is not declared as ${PROBLEM_MEDIA_TYPE}`];
-      if (!checkBodies || media.schema === undefined) return [];
-      const validate = validatorOf(media.schema);
+      if (!declared.problem) return [`status ${status} is not declared as application/problem+json`];
+      if (!checkBodies || declared.problemSchema === undefined) return [];
+      const validate = index.componentValidator(declared.problemSchema);
       if (validate(body)) return [];
       return (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}`);
     },
   };
-}
-
-/** A response object, its `$ref` (to `#/components/responses/…`) followed. */
-function resolve(document: Document, response: Responses[string] | undefined): Responses[string] | undefined {
-  if (response?.$ref === undefined) return response;
-  const name = response.$ref.replace('#/components/responses/', '');
-  return (document.components?.responses as Responses | undefined)?.[name];
-}
-
-/** The component name of a problem schema (every problem response refers to one). */
-function schemaName(schema: unknown): string {
-  const ref = (schema as { $ref?: string }).$ref;
-  if (ref === undefined || !ref.startsWith('#/components/schemas/')) throw new Error('a problem response schema must be a $ref to #/components/schemas/…');
-  return ref.slice('#/components/schemas/'.length);
 }

@@ -20,30 +20,34 @@ function copy<T>(value: T): T {
   return value;
 }
 
+/** What parsing a request of one operation needs, worked out once per operation (the contract index keeps it). */
+export interface ParseFacts {
+  /** The path template's parameter pattern; null for a template without parameters. */
+  readonly pathPattern: ReturnType<typeof bath> | null;
+  /** Query parameters by name: the library takes the first query parameter of a name that is not a $ref. */
+  readonly queryParameters: ReadonlyMap<string, QueryParameter>;
+}
+
+/** The parse facts of `operation`. */
+export function parseFactsOf(operation: Operation): ParseFacts {
+  const queryParameters = new Map<string, QueryParameter>();
+  for (const parameter of (operation.parameters ?? []) as QueryParameter[]) {
+    if (!('$ref' in parameter) && parameter.in === 'query' && !queryParameters.has(parameter.name)) queryParameters.set(parameter.name, parameter);
+  }
+  // a template without parameters matches to {} or not at all (null): {} either way
+  return { pathPattern: operation.path.includes('{') ? bath(operation.path) : null, queryParameters };
+}
+
 /**
  * openapi-backend's `parseRequest` for requests whose query is an object (as the adapter always passes it), with
- * the per-call work done once: the path-parameter pattern of each operation is compiled once instead of on every
- * call, query parameters are looked up in a map, and the query-string round trip the library computes and then
- * discards is skipped. handleRequest parses every request three times (before routing, after it, after
- * coercion); this was an eighth of a small request's CPU. Same results as the library (compared in
+ * the per-call work done once (`factsOf`, kept by the contract index): the path-parameter pattern of each operation
+ * is compiled once instead of on every call, query parameters are looked up in a map, and the query-string round
+ * trip the library computes and then discards is skipped. handleRequest parses every request three times (before
+ * routing, after it, after coercion); this was an eighth of a small request's CPU. Same results as the library (compared in
  * test/unit/request-parser.test.ts); a request with a string query goes to the library's own code.
  */
-export function compiledParseRequest(router: OpenAPIRouter): (req: Request, operation?: Operation) => ParsedRequest {
+export function compiledParseRequest(router: OpenAPIRouter, factsOf: (operation: Operation) => ParseFacts = parseFactsOf): (req: Request, operation?: Operation) => ParsedRequest {
   const original = router.parseRequest.bind(router);
-  const pathParams = new Map<string, ReturnType<typeof bath>>();
-  const queryParameters = new WeakMap<Operation, Map<string, QueryParameter>>();
-  const parametersOf = (operation: Operation): Map<string, QueryParameter> => {
-    let byName = queryParameters.get(operation);
-    if (byName === undefined) {
-      byName = new Map();
-      for (const parameter of (operation.parameters ?? []) as QueryParameter[]) {
-        // the library takes the first query parameter of that name that is not a $ref
-        if (!('$ref' in parameter) && parameter.in === 'query' && !byName.has(parameter.name)) byName.set(parameter.name, parameter);
-      }
-      queryParameters.set(operation, byName);
-    }
-    return byName;
-  };
   return (req, operation) => {
     if (typeof req.query !== 'object' || req.query === null) return original(req, operation);
     let requestBody = req.body;
@@ -65,13 +69,8 @@ export function compiledParseRequest(router: OpenAPIRouter): (req: Request, oper
     const normalized = router.normalizeRequest(req);
     let params: Record<string, string> = {};
     if (operation !== undefined) {
-      // a template without parameters matches to {} or not at all (null): {} either way
-      if (operation.path.includes('{')) {
-        let pattern = pathParams.get(operation.path);
-        if (pattern === undefined) pathParams.set(operation.path, (pattern = bath(operation.path)));
-        params = pattern.params(router.normalizePath(normalized.path)) ?? {};
-      }
-      const byName = parametersOf(operation);
+      const { pathPattern, queryParameters: byName } = factsOf(operation);
+      if (pathPattern !== null) params = pathPattern.params(router.normalizePath(normalized.path)) ?? {};
       for (const name in query) {
         if (!query[name]) continue;
         const parameter = byName.get(name);

@@ -2,21 +2,8 @@ import { createHash } from 'node:crypto';
 import type Koa from 'koa';
 import { requestSpan, type SpanAttributes } from '../telemetry/tracing.js';
 import { AUDIT_STATE, type AuditRecord } from './audit.js';
+import type { ContractIndex } from './contract-index.js';
 import { OPERATION_STATE } from './request-context.js';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
-
-/** The path template of each operation of the contract (`/api/db-status/{tenant}`), by operationId. */
-export function routesOf(document: { paths?: Record<string, Record<string, unknown> | undefined> }): ReadonlyMap<string, string> {
-  const routes = new Map<string, string>();
-  for (const [template, item] of Object.entries(document.paths ?? {})) {
-    for (const method of METHODS) {
-      const operationId = (item?.[method] as { operationId?: unknown } | undefined)?.operationId;
-      if (typeof operationId === 'string') routes.set(operationId, template);
-    }
-  }
-  return routes;
-}
 
 /**
  * Names the request's span (the HTTP instrumentation's, used only while tracing runs) after the operation the
@@ -26,8 +13,7 @@ export function routesOf(document: { paths?: Record<string, Record<string, unkno
  * operation keeps the instrumentation's name (its method). The values of the query are replaced by `REDACTED` in
  * `url.query` (search text, filters and entity IDs stay out of traces, as they stay out of the request log line).
  */
-export function requestSpanNaming(document: Parameters<typeof routesOf>[0]): Koa.Middleware {
-  const routes = routesOf(document);
+export function requestSpanNaming(index: ContractIndex): Koa.Middleware {
   return async (ctx, next) => {
     const span = requestSpan();
     if (span === null) return next();
@@ -40,7 +26,7 @@ export function requestSpanNaming(document: Parameters<typeof routesOf>[0]): Koa
       if (ctx.querystring !== '') attributes['url.query'] = redactedQuery(ctx.querystring);
       if (typeof operationId === 'string') {
         span.updateName(operationId);
-        const route = routes.get(operationId);
+        const route = index.operations.get(operationId)?.route;
         if (route !== undefined) attributes['http.route'] = route;
       }
       const record = state[AUDIT_STATE] as AuditRecord | undefined;

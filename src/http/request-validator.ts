@@ -4,8 +4,8 @@ import type { ErrorObject } from 'ajv';
 type Validator = ((parameters: unknown) => boolean) & { errors?: ErrorObject[] | null };
 type Parameter = { $ref?: string; name?: string; in?: string; schema?: { type?: unknown }; content?: Record<string, unknown> };
 
-/** What validateRequest needs of an operation, worked out once instead of on every request. */
-interface OperationFacts {
+/** What validateRequest needs of an operation, worked out once (the contract index keeps it) instead of per request. */
+export interface OperationFacts {
   /** Query parameters whose schema is an array (a single value is validated as a one-element array). */
   arrayQuery: ReadonlySet<string>;
   /** Query parameters declared with `content: application/json` (malformed JSON is reported). */
@@ -14,39 +14,32 @@ interface OperationFacts {
   jsonOnlyBody: boolean;
 }
 
+/** The validation facts of `operation`. */
+export function operationFactsOf(operation: Operation): OperationFacts {
+  const parameters = (operation.parameters ?? []) as Parameter[];
+  const arrayQuery = new Set<string>();
+  const firstQuery = new Set<string>();
+  for (const parameter of parameters) {
+    // lodash's _.find(parameters, { name, in: 'query' }): the first query parameter of that name
+    if (parameter.in !== 'query' || typeof parameter.name !== 'string' || firstQuery.has(parameter.name)) continue;
+    firstQuery.add(parameter.name);
+    if (parameter.schema?.type === 'array') arrayQuery.add(parameter.name);
+  }
+  const jsonQuery = parameters.filter((p) => !('$ref' in p) && p.in === 'query' && p.content?.['application/json'] !== undefined).map((p) => p.name as string);
+  const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
+  const formats = Object.keys(content);
+  return { arrayQuery, jsonQuery, jsonOnlyBody: formats.length === 1 && formats[0] === 'application/json' };
+}
+
 /**
- * openapi-backend's `validateRequest` with the per-request lodash work done once per operation: which query
- * parameters are arrays, which carry JSON, the body's media types. The same result for every request (compared
+ * openapi-backend's `validateRequest` with the per-request lodash work done once per operation (`factsOf`, kept by
+ * the contract index): which query parameters are arrays, which carry JSON, the body's media types. The same result for every request (compared
  * with the library in test/unit/request-validator.test.ts), the same validators, the same coercion. Finding
  * these again through lodash (_.find, _.omitBy) made ~4% of a small request's allocations.
  */
-export function compiledValidateRequest(api: OpenAPIBackend): (req: Request, operation: Operation) => ValidationResult {
+export function compiledValidateRequest(api: OpenAPIBackend, factsOf: (operation: Operation) => OperationFacts = operationFactsOf): (req: Request, operation: Operation) => ValidationResult {
   const validator = api.validator;
   const router = api.router;
-  const facts = new WeakMap<Operation, OperationFacts>();
-  const factsOf = (operation: Operation): OperationFacts => {
-    let known = facts.get(operation);
-    if (known === undefined) {
-      const parameters = (operation.parameters ?? []) as Parameter[];
-      const arrayQuery = new Set<string>();
-      const firstQuery = new Set<string>();
-      for (const parameter of parameters) {
-        // lodash's _.find(parameters, { name, in: 'query' }): the first query parameter of that name
-        if (parameter.in !== 'query' || typeof parameter.name !== 'string' || firstQuery.has(parameter.name)) continue;
-        firstQuery.add(parameter.name);
-        if (parameter.schema?.type === 'array') arrayQuery.add(parameter.name);
-      }
-      const jsonQuery = parameters
-        .filter((p) => !('$ref' in p) && p.in === 'query' && p.content?.['application/json'] !== undefined)
-        .map((p) => p.name as string);
-      const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
-      const formats = Object.keys(content);
-      known = { arrayQuery, jsonQuery, jsonOnlyBody: formats.length === 1 && formats[0] === 'application/json' };
-      facts.set(operation, known);
-    }
-    return known;
-  };
-
   return (req, operation) => {
     const result: ValidationResult = { valid: true, coerced: { ...req }, errors: [] };
     const errors = result.errors as ErrorObject[];

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Locale } from '../search/localized.js';
 import type { EntityQuery, ExplainGroup } from './explain.js';
 import { readFinding, type FindingRecord, type MalformedFinding } from './finding.js';
-import type { StoredDefinitions } from '../signals/stored-definitions.js';
+import type { AfsDefinitions } from '../signals/afs-store.js';
 import { findSignalSummary, type SignalSummary } from './signal-summary.js';
 
 /** Levels 1 and 2 of a finding's explanation. */
@@ -18,8 +18,7 @@ export interface FindingExplanation {
  */
 export async function explainFindingRecords(
   db: Database.Database,
-  afsDir: string,
-  stored: StoredDefinitions,
+  definitions: Pick<AfsDefinitions, 'read'>,
   findingId: string,
   locale: Locale,
   sources: (query: EntityQuery) => Promise<ExplainGroup[]>,
@@ -27,6 +26,6 @@ export async function explainFindingRecords(
   const finding = readFinding(db, findingId);
   if (finding === null || 'malformed' in finding) return finding;
   const groups = await sources({ entityType: finding.entity_type, entityId: finding.entity_id, timeBucket: finding.time_bucket, locale });
-  const signal = await findSignalSummary(db, afsDir, stored, finding.probe_id);
+  const signal = await findSignalSummary(db, definitions, finding.probe_id);
   return { finding, signal, groups };
 }

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { columnsOf, hasTable } from '../search/kls-schema.js';
 import { localizedText, optionalLocalizedText, type LocalizedText } from '../search/localized.js';
-import type { StoredDefinitions } from '../signals/stored-definitions.js';
+import type { AfsDefinitions } from '../signals/afs-store.js';
 
 /** Name and description of a signal (the contract's SignalSummary). */
 export interface SignalSummary {
@@ -11,8 +11,8 @@ export interface SignalSummary {
 }
 
 /** The signal's name and description from the KLS (`search_items` kind `probe`), else its AFS file; null when neither has it. */
-export async function findSignalSummary(db: Database.Database, afsDir: string, stored: StoredDefinitions, probeId: string): Promise<SignalSummary | null> {
-  return readKlsSignal(db, probeId) ?? (await readAfsSignal(afsDir, stored, probeId));
+export async function findSignalSummary(db: Database.Database, definitions: Pick<AfsDefinitions, 'read'>, probeId: string): Promise<SignalSummary | null> {
+  return readKlsSignal(db, probeId) ?? (await readAfsSignal(definitions, probeId));
 }
 
 /** From `search_items` kind `probe`. */
@@ -34,11 +34,11 @@ export function readKlsSignal(db: Database.Database, probeId: string): SignalSum
 }
 
 /**
- * From `<afsDir>/<folder>/<probeId>.yaml` as `stored` reads it (parsed off the main thread, symbolic links not
+ * From `<afsDir>/<folder>/<probeId>.yaml` as `definitions` reads it (parsed off the main thread, symbolic links not
  * followed); null when the ID is malformed, the file is missing, a link, or cannot be read within the limits.
  */
-export async function readAfsSignal(afsDir: string, stored: StoredDefinitions, probeId: string): Promise<SignalSummary | null> {
-  const definition = await stored.read(afsDir, probeId);
+export async function readAfsSignal(definitions: Pick<AfsDefinitions, 'read'>, probeId: string): Promise<SignalSummary | null> {
+  const definition = await definitions.read(probeId);
   if (definition.kind === 'absent' || !definition.content.ok) return null;
   const { name, description } = definition.content;
   const text = (value: unknown, language: string): unknown =>

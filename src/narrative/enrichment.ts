@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { StoredDefinitions } from '../signals/stored-definitions.js';
+import type { AfsDefinitions } from '../signals/afs-store.js';
 
 /** A text in the three languages; any of them may be missing. */
 export interface LocalizedText {
@@ -110,11 +110,11 @@ export function readSignalFromKls(db: Database.Database, probeId: string): Signa
 }
 
 /**
- * The signal's name and description from its AFS definition file as `stored` reads it (parsed off the main thread,
+ * The signal's name and description from its AFS definition file as `definitions` reads it (parsed off the main thread,
  * symbolic links not followed); null when there is none, it does not parse within the limits, or it has no name.
  */
-export async function readSignalFromAfs(afsDir: string, stored: StoredDefinitions, probeId: string): Promise<SignalInfo | null> {
-  const definition = await stored.read(afsDir, probeId);
+export async function readSignalFromAfs(definitions: Pick<AfsDefinitions, 'read'>, probeId: string): Promise<SignalInfo | null> {
+  const definition = await definitions.read(probeId);
   if (definition.kind === 'absent' || !definition.content.ok) return null;
   const name = localized(definition.content.name);
   if (name === null) return null;

@@ -1,6 +1,3 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-import type { Document } from 'openapi-backend';
 import type { ValidationIssue } from '../http/errors.js';
 
 /** The cell types of the contract's `CellInput`. */
@@ -16,6 +13,14 @@ export const CELL_SIZE_LIMIT_BYTES = 64 * 1024;
  */
 export const CELL_COUNT_LIMITS = { cells: 500, replies: 500 } as const;
 
+/** Longest author the cell schemas allow (`author` of every `*CellInput`), in characters. */
+const AUTHOR_MAX_LENGTH = 200;
+
+/** Checks a value against one of the contract's component schemas: its issues, named under `name`; empty when valid. */
+export type SchemaCheck = (value: unknown, name: string) => ValidationIssue[];
+/** The check of the contract's component schema of that name (`ActionCellInput`, `DiscussionReply`). */
+export type SchemaChecks = (schemaName: string) => SchemaCheck;
+
 const INPUT_SCHEMA: Record<CellType, string> = {
   narrative: 'NarrativeCellInput',
   view: 'ViewCellInput',
@@ -24,56 +29,50 @@ const INPUT_SCHEMA: Record<CellType, string> = {
   action: 'ActionCellInput',
 };
 
-/** Checks a cell as it would be stored (after a merge of `updates`) against the contract's cell schemas. */
-export interface CellRules {
-  /** Issues of `cell` (`{type, ...members, author?}`), named under `name` (`cell`, `updates`); empty when valid. */
-  check(cell: Record<string, unknown>, name: string): ValidationIssue[];
+/**
+ * The rules a cell keeps as it is stored (`{type, ...members, author?}`), beyond what the request validator checks.
+ * A new cell arrived as a valid `CellInput`; what is left is what its schema cannot say (its size, an author taken
+ * from the caller). A changed cell is the stored one with `updates` merged in, which no request schema describes:
+ * it is checked against the schema of its type here.
+ */
+export class CellRules {
+  private readonly byType: ReadonlyMap<string, SchemaCheck>;
+  private readonly reply: SchemaCheck;
+
+  constructor(schemaChecks: SchemaChecks) {
+    this.byType = new Map(CELL_TYPES.map((type) => [type, schemaChecks(INPUT_SCHEMA[type])]));
+    this.reply = schemaChecks('DiscussionReply');
+  }
+
+  /** Issues of a new cell, whose request passed `CellInput` (`author` the one recorded: it may be the caller's name). */
+  checkNew(cell: Record<string, unknown>, name: string): ValidationIssue[] {
+    const issues: ValidationIssue[] = [];
+    if (typeof cell.author === 'string' && [...cell.author].length > AUTHOR_MAX_LENGTH) {
+      issues.push({ in: 'body', name: `${name}.author`, message: `must NOT have more than ${AUTHOR_MAX_LENGTH} characters` });
+    }
+    return [...issues, ...sizeIssues(cell, name)];
+  }
+
+  /** Issues of a stored cell with `updates` merged in, named under `name` (`updates`); empty when valid. */
+  checkMerged(cell: Record<string, unknown>, name: string): ValidationIssue[] {
+    const check = this.byType.get(String(cell.type));
+    if (check === undefined) return [{ in: 'body', name: `${name}.type`, message: `must be one of ${CELL_TYPES.join(', ')}` }];
+    const { replies, ...members } = cell;
+    const issues = [...check(members, name)];
+    if (cell.type === 'discussion') {
+      if (!Array.isArray(replies)) issues.push({ in: 'body', name: `${name}.replies`, message: 'must be array' });
+      else replies.forEach((reply, i) => issues.push(...this.reply(reply, `${name}.replies.${i}`)));
+    }
+    if (Array.isArray(replies) && replies.length > CELL_COUNT_LIMITS.replies) {
+      issues.push({ in: 'body', name: `${name}.replies`, message: `holds ${replies.length} replies; a discussion holds at most ${CELL_COUNT_LIMITS.replies}` });
+    }
+    return [...issues, ...sizeIssues(cell, name)];
+  }
 }
 
-const cache = new WeakMap<object, CellRules>();
-
-/** The rules compiled from the contract's `*CellInput` and `DiscussionReply` schemas (once per document). */
-export function cellRules(document: Document): CellRules {
-  const cached = cache.get(document);
-  if (cached !== undefined) return cached;
-  const ajv = new Ajv({ strict: false, allErrors: true });
-  addFormats.default(ajv, { mode: 'full' });
-  ajv.addSchema({ $id: 'contract.json', components: (document as { components?: unknown }).components }, 'contract.json');
-  const compile = (schema: string): ValidateFunction => ajv.getSchema(`contract.json#/components/schemas/${schema}`)!;
-  const byType = new Map<string, ValidateFunction>(CELL_TYPES.map((t) => [t, compile(INPUT_SCHEMA[t])]));
-  const replies = ajv.compile({ type: 'array', items: { $ref: 'contract.json#/components/schemas/DiscussionReply' } });
-
-  const rules: CellRules = {
-    check(cell, name) {
-      const validate = byType.get(String(cell.type));
-      if (validate === undefined) return [{ in: 'body', name: `${name}.type`, message: `must be one of ${CELL_TYPES.join(', ')}` }];
-      const { replies: replyList, ...members } = cell;
-      const issues: ValidationIssue[] = [];
-      if (!validate(members)) issues.push(...toIssues(validate.errors ?? [], name));
-      if (cell.type === 'discussion' && !replies(replyList)) issues.push(...toIssues(replies.errors ?? [], `${name}.replies`));
-      if (Array.isArray(replyList) && replyList.length > CELL_COUNT_LIMITS.replies) {
-        issues.push({ in: 'body', name: `${name}.replies`, message: `holds ${replyList.length} replies; a discussion holds at most ${CELL_COUNT_LIMITS.replies}` });
-      }
-      const size = Buffer.byteLength(JSON.stringify(members));
-      if (size > CELL_SIZE_LIMIT_BYTES) {
-        issues.push({ in: 'body', name, message: `cell is ${size} bytes as JSON; at most ${CELL_SIZE_LIMIT_BYTES} are allowed` });
-      }
-      return issues;
-    },
-  };
-  cache.set(document, rules);
-  return rules;
-}
-
-function toIssues(errors: readonly ErrorObject[], prefix: string): ValidationIssue[] {
-  return errors.map((error) => {
-    const segments = error.instancePath.split('/').filter((s) => s !== '');
-    const missing = (error.params as { missingProperty?: string }).missingProperty;
-    if (missing !== undefined) segments.push(missing);
-    return {
-      in: 'body' as const,
-      name: [prefix, ...segments].join('.'),
-      message: error.keyword === 'required' ? 'is required' : (error.message ?? 'is invalid'),
-    };
-  });
+/** The size limit, on the cell without its replies. */
+function sizeIssues(cell: Record<string, unknown>, name: string): ValidationIssue[] {
+  const { replies: _replies, ...members } = cell;
+  const size = Buffer.byteLength(JSON.stringify(members));
+  return size > CELL_SIZE_LIMIT_BYTES ? [{ in: 'body', name, message: `cell is ${size} bytes as JSON; at most ${CELL_SIZE_LIMIT_BYTES} are allowed` }] : [];
 }

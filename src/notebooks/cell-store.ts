@@ -78,9 +78,9 @@ export async function appendCell(
   return row;
 }
 
-/** Checks a new cell (size limit and cell rules); 400 problem when it breaks one. */
+/** Checks a new cell against the cell rules; 400 problem when it breaks one. */
 export function assertNewCell(rules: CellRules, input: Record<string, unknown>, requestAuthor: string | undefined): void {
-  const issues = rules.check(checkableCell(String(input.type), contentOfNewCell(input), authorOfNewCell(input, requestAuthor)), 'cell');
+  const issues = rules.checkNew(checkableCell(String(input.type), contentOfNewCell(input), authorOfNewCell(input, requestAuthor)), 'cell');
   if (issues.length > 0) throw invalidRequest(issues);
 }
 
@@ -101,7 +101,7 @@ export async function updateCell(
   const row = await findCell(m, owner, cellId);
   if (row === null) return null;
   const merged = mergeUpdates(row, change.updates, change.author);
-  const issues = rules.check(checkableCell(row.type, merged.content, merged.author), 'updates');
+  const issues = rules.checkMerged(checkableCell(row.type, merged.content, merged.author), 'updates');
   if (issues.length > 0) throw invalidRequest(issues);
   row.content = merged.content;
   row.author = merged.author;

@@ -1,8 +1,7 @@
-import type { DataSource } from 'typeorm';
 import type { components } from '../../generated/openapi.js';
 import { rowTag } from '../appdb/entity-tags.js';
 import { NotebookRow } from '../appdb/notebook.entity.js';
-import { readUnit, writeUnit, type AppDbManager, type LockKey } from '../appdb/unit-of-work.js';
+import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
 import { assertPrecondition, type Precondition } from '../http/conditional.js';
 import { toApiCell } from './cell-content.js';
 import type { CellRules } from './cell-rules.js';
@@ -60,88 +59,88 @@ async function taggedNotebook(m: AppDbManager, row: NotebookRow): Promise<Tagged
   return { notebook: await toApiNotebook(m, row), etag: notebookTag(row) };
 }
 
-/**
- * The tenant's notebook and its tag; an empty one is created on first access. When `isHeld` says the caller holds
- * the current tag, its cells are not read (a revalidation costs one row).
- */
-export async function readNotebook(dataSource: DataSource, tenantId: string, isHeld: (etag: string) => boolean = () => false): Promise<NotebookRead> {
-  const read = async (m: AppDbManager, row: NotebookRow): Promise<NotebookRead> => {
-    const etag = notebookTag(row);
-    return { etag, notebook: isHeld(etag) ? null : await toApiNotebook(m, row) };
-  };
-  const existing = await readUnit(dataSource, async (m) => {
-    const row = await m.findOneBy(NotebookRow, { tenantId });
-    return row === null ? null : read(m, row);
-  });
-  if (existing !== null) return existing;
-  return writeUnit(dataSource, lockOf(tenantId), async (m) => read(m, await ensureNotebook(m, tenantId, new Date())));
-}
+/** The tenants' notebooks on the app database, each write one unit of work under the notebook's lock. */
+export class AppDbNotebooks {
+  constructor(
+    private readonly units: UnitOfWork,
+    private readonly rules: CellRules,
+    /** The time that stamps what is written, in ms since the epoch. */
+    private readonly now: () => number,
+  ) {}
 
-/** Appends a cell (400 when it breaks the cell rules); the updated notebook and the new cell's ID. */
-export async function appendNotebookCell(
-  dataSource: DataSource,
-  rules: CellRules,
-  tenantId: string,
-  request: { cell: Record<string, unknown>; author?: string | undefined },
-  precondition?: Precondition,
-): Promise<TaggedNotebook & { cellId: string }> {
-  assertNewCell(rules, request.cell, request.author);
-  return writeUnit(dataSource, lockOf(tenantId), async (m) => {
-    const now = new Date();
-    const notebook = await ensureNotebook(m, tenantId, now);
-    assertCurrent(notebook, precondition);
-    const row = await appendCell(m, ownerOf(tenantId), request.cell, request.author, now);
-    await touch(m, notebook, now);
-    return { ...(await taggedNotebook(m, notebook)), cellId: row.cellId };
-  });
-}
+  /**
+   * The tenant's notebook and its tag; an empty one is created on first access. When `isHeld` says the caller holds
+   * the current tag, its cells are not read (a revalidation costs one row).
+   */
+  async read(tenantId: string, isHeld: (etag: string) => boolean = () => false): Promise<NotebookRead> {
+    const read = async (m: AppDbManager, row: NotebookRow): Promise<NotebookRead> => {
+      const etag = notebookTag(row);
+      return { etag, notebook: isHeld(etag) ? null : await toApiNotebook(m, row) };
+    };
+    const existing = await this.units.read(async (m) => {
+      const row = await m.findOneBy(NotebookRow, { tenantId });
+      return row === null ? null : read(m, row);
+    });
+    if (existing !== null) return existing;
+    return this.units.write(lockOf(tenantId), async (m) => read(m, await ensureNotebook(m, tenantId, new Date(this.now()))));
+  }
 
-/** Merges `updates` into a cell; the updated notebook, or 'no-cell'. */
-export async function updateNotebookCell(
-  dataSource: DataSource,
-  rules: CellRules,
-  tenantId: string,
-  cellId: string,
-  change: { updates: Record<string, unknown>; author?: string | undefined },
-  precondition?: Precondition,
-): Promise<TaggedNotebook | NotebookMiss> {
-  return writeUnit(dataSource, lockOf(tenantId), async (m) => {
-    const now = new Date();
-    const notebook = await ensureNotebook(m, tenantId, now);
-    assertCurrent(notebook, precondition);
-    if ((await updateCell(m, ownerOf(tenantId), cellId, change, rules, now)) === null) return 'no-cell';
-    await touch(m, notebook, now);
-    return taggedNotebook(m, notebook);
-  });
-}
+  /** Appends a cell (400 when it breaks the cell rules); the updated notebook and the new cell's ID. */
+  async addCell(
+    tenantId: string,
+    request: { cell: Record<string, unknown>; author?: string | undefined },
+    precondition?: Precondition,
+  ): Promise<TaggedNotebook & { cellId: string }> {
+    assertNewCell(this.rules, request.cell, request.author);
+    return this.units.write(lockOf(tenantId), async (m) => {
+      const now = new Date(this.now());
+      const notebook = await ensureNotebook(m, tenantId, now);
+      assertCurrent(notebook, precondition);
+      const row = await appendCell(m, ownerOf(tenantId), request.cell, request.author, now);
+      await touch(m, notebook, now);
+      return { ...(await taggedNotebook(m, notebook)), cellId: row.cellId };
+    });
+  }
 
-/** Deletes a cell; the updated notebook, or 'no-cell'. */
-export async function deleteNotebookCell(dataSource: DataSource, tenantId: string, cellId: string, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss> {
-  return writeUnit(dataSource, lockOf(tenantId), async (m) => {
-    const now = new Date();
-    const notebook = await ensureNotebook(m, tenantId, now);
-    assertCurrent(notebook, precondition);
-    if (!(await deleteCell(m, ownerOf(tenantId), cellId))) return 'no-cell';
-    await touch(m, notebook, now);
-    return taggedNotebook(m, notebook);
-  });
-}
+  /** Merges `updates` into a cell (400 when the result breaks the cell rules); the updated notebook, or 'no-cell'. */
+  updateCell(
+    tenantId: string,
+    cellId: string,
+    change: { updates: Record<string, unknown>; author?: string | undefined },
+    precondition?: Precondition,
+  ): Promise<TaggedNotebook | NotebookMiss> {
+    return this.units.write(lockOf(tenantId), async (m) => {
+      const now = new Date(this.now());
+      const notebook = await ensureNotebook(m, tenantId, now);
+      assertCurrent(notebook, precondition);
+      if ((await updateCell(m, ownerOf(tenantId), cellId, change, this.rules, now)) === null) return 'no-cell';
+      await touch(m, notebook, now);
+      return taggedNotebook(m, notebook);
+    });
+  }
 
-/** Appends a reply to a discussion cell; the updated notebook, or why not. */
-export async function replyInNotebook(
-  dataSource: DataSource,
-  tenantId: string,
-  cellId: string,
-  reply: ReplyInput,
-  precondition?: Precondition,
-): Promise<TaggedNotebook | NotebookMiss> {
-  return writeUnit(dataSource, lockOf(tenantId), async (m) => {
-    const now = new Date();
-    const notebook = await ensureNotebook(m, tenantId, now);
-    assertCurrent(notebook, precondition);
-    const outcome = await addReply(m, ownerOf(tenantId), cellId, reply, now);
-    if (outcome !== 'added') return outcome;
-    await touch(m, notebook, now);
-    return taggedNotebook(m, notebook);
-  });
+  /** Deletes a cell; the updated notebook, or 'no-cell'. */
+  deleteCell(tenantId: string, cellId: string, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss> {
+    return this.units.write(lockOf(tenantId), async (m) => {
+      const now = new Date(this.now());
+      const notebook = await ensureNotebook(m, tenantId, now);
+      assertCurrent(notebook, precondition);
+      if (!(await deleteCell(m, ownerOf(tenantId), cellId))) return 'no-cell';
+      await touch(m, notebook, now);
+      return taggedNotebook(m, notebook);
+    });
+  }
+
+  /** Appends a reply to a discussion cell; the updated notebook, or why not. */
+  addReply(tenantId: string, cellId: string, reply: ReplyInput, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss> {
+    return this.units.write(lockOf(tenantId), async (m) => {
+      const now = new Date(this.now());
+      const notebook = await ensureNotebook(m, tenantId, now);
+      assertCurrent(notebook, precondition);
+      const outcome = await addReply(m, ownerOf(tenantId), cellId, reply, now);
+      if (outcome !== 'added') return outcome;
+      await touch(m, notebook, now);
+      return taggedNotebook(m, notebook);
+    });
+  }
 }

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import type { components } from '../../generated/openapi.js';
 import { listTag, rowTag } from '../appdb/entity-tags.js';
 import { NoteRow } from '../appdb/note.entity.js';
-import { readUnit, writeUnit, type AppDbManager, type LockKey } from '../appdb/unit-of-work.js';
+import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
 import { assertPrecondition, type Precondition } from '../http/conditional.js';
 import { toApiCell } from '../notebooks/cell-content.js';
 import type { CellRules } from '../notebooks/cell-rules.js';
@@ -79,150 +78,150 @@ export interface TaggedRead<T> {
 }
 
 /**
- * Summaries of the tenant's notes, most recently updated first, and the list's tag. When `isHeld` says the caller
- * holds the current tag, the cells are not counted.
+ * The tenants' notes on the app database. Every note write checks `precondition` (If-Match) against the note
+ * first, under the note's lock: 412 and nothing written when it does not hold, also when the note does not exist.
  */
-export function listNotes(dataSource: DataSource, tenantId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNoteSummary[]>> {
-  return readUnit(dataSource, async (m) => {
-    const rows = await m.find(NoteRow, { where: { tenantId }, order: { updatedAt: 'DESC', createdAt: 'DESC', noteId: 'ASC' } });
-    const etag = listTag(['notes', tenantId], rows.map(noteTag));
-    if (isHeld(etag)) return { etag, value: null };
-    const counts = await countCells(
-      m,
-      'note',
-      rows.map((r) => r.noteId),
-    );
-    return { etag, value: rows.map((row) => toApiNoteSummary(row, counts.get(row.noteId) ?? 0)) };
-  });
-}
+export class AppDbNotes {
+  constructor(
+    private readonly units: UnitOfWork,
+    private readonly rules: CellRules,
+    /** The time that stamps what is written, in ms since the epoch. */
+    private readonly now: () => number,
+  ) {}
 
-/** Creates an empty note by `author` (the git identity's name, or null); the note and its tag. */
-export function createNote(dataSource: DataSource, tenantId: string, note: { title: string; tags: string[]; author: string | null }): Promise<{ note: ApiNote; etag: string }> {
-  const noteId = randomUUID();
-  return writeUnit(dataSource, lockOf(noteId), async (m) => {
-    const stamp = new Date().toISOString();
-    const row = m.create(NoteRow, { noteId, tenantId, title: note.title, tags: note.tags, author: note.author, createdAt: stamp, updatedAt: stamp, revision: 1 });
-    await m.insert(NoteRow, row);
-    return { note: await toApiNote(m, row), etag: noteTag(row) };
-  });
-}
+  /**
+   * Summaries of the tenant's notes, most recently updated first, and the list's tag. When `isHeld` says the caller
+   * holds the current tag, the cells are not counted.
+   */
+  list(tenantId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNoteSummary[]>> {
+    return this.units.read(async (m) => {
+      const rows = await m.find(NoteRow, { where: { tenantId }, order: { updatedAt: 'DESC', createdAt: 'DESC', noteId: 'ASC' } });
+      const etag = listTag(['notes', tenantId], rows.map(noteTag));
+      if (isHeld(etag)) return { etag, value: null };
+      const counts = await countCells(
+        m,
+        'note',
+        rows.map((r) => r.noteId),
+      );
+      return { etag, value: rows.map((row) => toApiNoteSummary(row, counts.get(row.noteId) ?? 0)) };
+    });
+  }
 
-/**
- * The full note and its tag, or null when the tenant has no such note. When `isHeld` says the caller holds the
- * current tag, the cells are not read.
- */
-export function readNote(dataSource: DataSource, tenantId: string, noteId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNote> | null> {
-  return readUnit(dataSource, async (m) => {
-    const row = await findNote(m, tenantId, noteId);
-    if (row === null) return null;
-    const etag = noteTag(row);
-    return { etag, value: isHeld(etag) ? null : await toApiNote(m, row) };
-  });
-}
+  /** Creates an empty note by `author` (the git identity's name, or null); the note and its tag. */
+  create(tenantId: string, note: { title: string; tags: string[]; author: string | null }): Promise<{ note: ApiNote; etag: string }> {
+    const noteId = randomUUID();
+    return this.units.write(lockOf(noteId), async (m) => {
+      const stamp = new Date(this.now()).toISOString();
+      const row = m.create(NoteRow, { noteId, tenantId, title: note.title, tags: note.tags, author: note.author, createdAt: stamp, updatedAt: stamp, revision: 1 });
+      await m.insert(NoteRow, row);
+      return { note: await toApiNote(m, row), etag: noteTag(row) };
+    });
+  }
 
-/**
- * Every note write below checks `precondition` (If-Match) against the note first, under the note's lock: 412 and
- * nothing written when it does not hold, also when the note does not exist. Each answers the note's new tag, or
- * null when nothing was written (no such note or cell).
- */
+  /**
+   * The full note and its tag, or null when the tenant has no such note. When `isHeld` says the caller holds the
+   * current tag, the cells are not read.
+   */
+  read(tenantId: string, noteId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNote> | null> {
+    return this.units.read(async (m) => {
+      const row = await findNote(m, tenantId, noteId);
+      if (row === null) return null;
+      const etag = noteTag(row);
+      return { etag, value: isHeld(etag) ? null : await toApiNote(m, row) };
+    });
+  }
 
-/**
- * Appends a cell to the note: its ID and the note's new tag, or null when the tenant has no such note. 400 when
- * the cell breaks the rules. `author`, when given, is the cell's author whatever the cell says.
- */
-export async function appendNoteCell(
-  dataSource: DataSource,
-  rules: CellRules,
-  tenantId: string,
-  noteId: string,
-  cell: Record<string, unknown>,
-  author?: string,
-  precondition?: Precondition,
-): Promise<{ cellId: string; etag: string } | null> {
-  assertNewCell(rules, cell, author);
-  return writeUnit(dataSource, lockOf(noteId), async (m) => {
-    const note = await noteForWrite(m, tenantId, noteId, precondition);
-    if (note === null) return null;
-    const now = new Date();
-    const row = await appendCell(m, ownerOf(noteId), cell, author, now);
-    return { cellId: row.cellId, etag: await touch(m, note, now) };
-  });
-}
+  /**
+   * Appends a cell to the note: its ID and the note's new tag, or null when the tenant has no such note. 400 when
+   * the cell breaks the rules. `author`, when given, is the cell's author whatever the cell says.
+   */
+  async addCell(
+    tenantId: string,
+    noteId: string,
+    request: { cell: Record<string, unknown>; author?: string | undefined },
+    precondition?: Precondition,
+  ): Promise<{ cellId: string; etag: string } | null> {
+    assertNewCell(this.rules, request.cell, request.author);
+    return this.units.write(lockOf(noteId), async (m) => {
+      const note = await noteForWrite(m, tenantId, noteId, precondition);
+      if (note === null) return null;
+      const now = new Date(this.now());
+      const row = await appendCell(m, ownerOf(noteId), request.cell, request.author, now);
+      return { cellId: row.cellId, etag: await touch(m, note, now) };
+    });
+  }
 
-/** Appends a reply to a discussion cell of the note: the note's new tag, or why not. */
-export function replyInNote(
-  dataSource: DataSource,
-  tenantId: string,
-  noteId: string,
-  cellId: string,
-  reply: ReplyInput,
-  precondition?: Precondition,
-): Promise<{ etag: string } | Exclude<ReplyOutcome, 'added'> | 'no-note'> {
-  return writeUnit(dataSource, lockOf(noteId), async (m) => {
-    const note = await noteForWrite(m, tenantId, noteId, precondition);
-    if (note === null) return 'no-note';
-    const now = new Date();
-    const outcome = await addReply(m, ownerOf(noteId), cellId, reply, now, 'reply');
-    if (outcome !== 'added') return outcome;
-    return { etag: await touch(m, note, now) };
-  });
-}
+  /** Appends a reply to a discussion cell of the note: the note's new tag, or why not. */
+  addReply(
+    tenantId: string,
+    noteId: string,
+    cellId: string,
+    reply: ReplyInput,
+    precondition?: Precondition,
+  ): Promise<{ etag: string } | Exclude<ReplyOutcome, 'added'> | 'no-note'> {
+    return this.units.write(lockOf(noteId), async (m) => {
+      const note = await noteForWrite(m, tenantId, noteId, precondition);
+      if (note === null) return 'no-note';
+      const now = new Date(this.now());
+      const outcome = await addReply(m, ownerOf(noteId), cellId, reply, now, 'reply');
+      if (outcome !== 'added') return outcome;
+      return { etag: await touch(m, note, now) };
+    });
+  }
 
-/** Replaces title and/or tags: the note's new tag, or null when the tenant has no such note. */
-export function updateNoteMetadata(
-  dataSource: DataSource,
-  tenantId: string,
-  noteId: string,
-  change: { title?: string | undefined; tags?: string[] | undefined },
-  precondition?: Precondition,
-): Promise<string | null> {
-  return writeUnit(dataSource, lockOf(noteId), async (m) => {
-    const note = await noteForWrite(m, tenantId, noteId, precondition);
-    if (note === null) return null;
-    const values: Partial<NoteRow> = {};
-    if (change.title !== undefined) values.title = change.title;
-    if (change.tags !== undefined) values.tags = change.tags;
-    return touch(m, note, new Date(), values);
-  });
-}
+  /** Replaces title and/or tags: the note's new tag, or null when the tenant has no such note. */
+  updateMetadata(
+    tenantId: string,
+    noteId: string,
+    change: { title?: string | undefined; tags?: string[] | undefined },
+    precondition?: Precondition,
+  ): Promise<string | null> {
+    return this.units.write(lockOf(noteId), async (m) => {
+      const note = await noteForWrite(m, tenantId, noteId, precondition);
+      if (note === null) return null;
+      const values: Partial<NoteRow> = {};
+      if (change.title !== undefined) values.title = change.title;
+      if (change.tags !== undefined) values.tags = change.tags;
+      return touch(m, note, new Date(this.now()), values);
+    });
+  }
 
-/**
- * Merges `updates` into a cell of the note (`author`, when given, becomes its author): the note's new tag, or null
- * when the note or the cell does not exist.
- */
-export function updateNoteCell(
-  dataSource: DataSource,
-  rules: CellRules,
-  tenantId: string,
-  noteId: string,
-  cellId: string,
-  updates: Record<string, unknown>,
-  author?: string,
-  precondition?: Precondition,
-): Promise<string | null> {
-  return writeUnit(dataSource, lockOf(noteId), async (m) => {
-    const note = await noteForWrite(m, tenantId, noteId, precondition);
-    if (note === null) return null;
-    const now = new Date();
-    if ((await updateCell(m, ownerOf(noteId), cellId, { updates, author }, rules, now)) === null) return null;
-    return touch(m, note, now);
-  });
-}
+  /**
+   * Merges `updates` into a cell of the note (`author`, when given, becomes its author): the note's new tag, or null
+   * when the note or the cell does not exist; 400 when the result breaks the cell rules.
+   */
+  updateCell(
+    tenantId: string,
+    noteId: string,
+    cellId: string,
+    change: { updates: Record<string, unknown>; author?: string | undefined },
+    precondition?: Precondition,
+  ): Promise<string | null> {
+    return this.units.write(lockOf(noteId), async (m) => {
+      const note = await noteForWrite(m, tenantId, noteId, precondition);
+      if (note === null) return null;
+      const now = new Date(this.now());
+      if ((await updateCell(m, ownerOf(noteId), cellId, change, this.rules, now)) === null) return null;
+      return touch(m, note, now);
+    });
+  }
 
-/**
- * Deletes the note with its cells, or only one cell when `cellId` is given. `deleted` is false when either does
- * not exist; `etag` is the note's new tag after a cell was deleted.
- */
-export function deleteNote(dataSource: DataSource, tenantId: string, noteId: string, cellId?: string, precondition?: Precondition): Promise<{ deleted: boolean; etag?: string }> {
-  return writeUnit(dataSource, lockOf(noteId), async (m) => {
-    const note = await noteForWrite(m, tenantId, noteId, precondition);
-    if (note === null) return { deleted: false };
-    if (cellId !== undefined) {
-      if (!(await deleteCell(m, ownerOf(noteId), cellId))) return { deleted: false };
-      return { deleted: true, etag: await touch(m, note, new Date()) };
-    }
-    await deleteAllCells(m, ownerOf(noteId));
-    await m.delete(NoteRow, { noteId });
-    return { deleted: true };
-  });
+  /** Deletes the note with its cells; false when the tenant has no such note. */
+  delete(tenantId: string, noteId: string, precondition?: Precondition): Promise<boolean> {
+    return this.units.write(lockOf(noteId), async (m) => {
+      if ((await noteForWrite(m, tenantId, noteId, precondition)) === null) return false;
+      await deleteAllCells(m, ownerOf(noteId));
+      await m.delete(NoteRow, { noteId });
+      return true;
+    });
+  }
+
+  /** Deletes one cell of the note: the note's new tag, or null when the note or the cell does not exist. */
+  deleteCell(tenantId: string, noteId: string, cellId: string, precondition?: Precondition): Promise<string | null> {
+    return this.units.write(lockOf(noteId), async (m) => {
+      const note = await noteForWrite(m, tenantId, noteId, precondition);
+      if (note === null || !(await deleteCell(m, ownerOf(noteId), cellId))) return null;
+      return touch(m, note, new Date(this.now()));
+    });
+  }
 }

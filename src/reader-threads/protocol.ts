@@ -11,8 +11,6 @@ export interface ExportJobSpec {
   options: ExportOptions;
   /** Row cap (MAX_EXPORT_ROWS, or a test's). */
   cap: number;
-  /** Slots of CHUNK_BUFFER_BYTES each that the chunks are encoded into; each goes back once copied out. */
-  shared: SharedArrayBuffer;
 }
 
 /** Work for a reader: a dimension export, or the source records of an entity. */
@@ -21,16 +19,16 @@ export type ReaderJob = { kind: 'export'; spec: ExportJobSpec } | { kind: 'expla
 /** What the main thread sends a reader: a job under its id, or word about a job already sent. */
 export type ReaderRequest =
   | ({ id: number } & ReaderJob)
-  /** The export's slot `slot` is free again (the main thread copied its chunk out). */
-  | { kind: 'credit'; id: number; slot: number }
+  /** The main thread took one of the export's chunks: the reader may encode one more. */
+  | { kind: 'credit'; id: number }
   /** The job is no longer wanted (client gone): stop, close, answer `cancelled`. */
   | { kind: 'cancel'; id: number };
 
 /** What a reader answers about a job. Every job gets exactly one final reply (FINAL_REPLIES), last. */
 export type JobReply =
   | { kind: 'head'; id: number; truncated: boolean }
-  /** `length` bytes of CSV in slot `slot`, then `long` (a record too long for the slot); `records` rows in all. */
-  | { kind: 'chunk'; id: number; slot: number; length: number; long: ArrayBuffer | null; records: number }
+  /** CSV of `records` rows, UTF-8 (transferred from a reader thread). */
+  | { kind: 'chunk'; id: number; bytes: ArrayBuffer; records: number }
   | { kind: 'end'; id: number }
   | { kind: 'explained'; id: number; groups: ExplainGroup[] }
   /** The path named another file than the one the main thread read the table from (swapped meanwhile), or none. */
@@ -45,7 +43,7 @@ export type ReaderReply = { kind: 'ready' } | { kind: 'addon-loaded' } | JobRepl
 export const FINAL_REPLIES: ReadonlySet<JobReply['kind']> = new Set(['end', 'explained', 'replaced', 'cancelled', 'failed']);
 
 /** Word about a job already sent (ReaderRequest without the job's id). */
-export type JobControl = { kind: 'credit'; slot: number } | { kind: 'cancel' };
+export type JobControl = { kind: 'credit' } | { kind: 'cancel' };
 
 /** A job handed to the readers: the main thread's side of it. */
 export interface RunningJob {

@@ -14,13 +14,13 @@ export interface SteppedJob {
   readonly over: boolean;
   /** Does a bounded part of the work; sends replies, the final one last. */
   step(): void;
-  /** Slot `slot` of the job's chunk buffer is free again. */
-  credit(slot: number): void;
+  /** The main thread took one of the job's chunks. */
+  credit(): void;
   /** Stops and frees what the job holds (no reply). */
   close(): void;
 }
 
-/** How a job's replies leave (a record too long for a slot travels in `transfer`). */
+/** How a job's replies leave (a chunk's bytes travel in `transfer`). */
 export type SendReply = (reply: JobReply, transfer?: ArrayBuffer[]) => void;
 
 export class JobStepper {
@@ -43,7 +43,7 @@ export class JobStepper {
     } else if (request.kind === 'explain') {
       this.jobs.set(id, new ExplainJob(id, request.file, request.query, this.send));
     } else if (request.kind === 'credit') {
-      this.jobs.get(id)?.credit(request.slot);
+      this.jobs.get(id)?.credit();
     } else {
       const job = this.jobs.get(id);
       if (job === undefined) return;

@@ -1,6 +1,4 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import type { Document } from 'openapi-backend';
-import type { ContractDocument } from '../contract-document.js';
+import type { ValidateFunction } from 'ajv';
 import { localizedText, optionalLocalizedText, type LocalizedText } from './localized.js';
 import type { SearchKind } from './search-kinds.js';
 
@@ -54,31 +52,18 @@ export interface SearchHitCheck {
   check(hit: SearchHit): string | null;
 }
 
-const checks = new WeakMap<object, SearchHitCheck>();
-
 /**
- * The contract's `SearchItem` schema as a check (one per document). The schema is compiled on the first hit
- * checked, in the first index build, so that compiling it (~60 ms) does not delay the server's start.
+ * The contract's `SearchItem` schema as a check. `contract`: the document's identity (its ETag); `validator`: the
+ * schema's validator, asked for on the first hit checked, in the first index build, so that compiling it (~60 ms)
+ * does not delay the server's start.
  */
-export function searchHitCheck(contract: ContractDocument): SearchHitCheck {
-  const cached = checks.get(contract.document);
-  if (cached !== undefined) return cached;
+export function searchHitCheck(contract: string, validator: () => ValidateFunction): SearchHitCheck {
   let validate: ValidateFunction | undefined;
-  const check: SearchHitCheck = {
-    contract: contract.jsonEtag,
+  return {
+    contract,
     check(hit) {
-      validate ??= compileSearchItem(contract.document);
+      validate ??= validator();
       return validate(hit) ? null : (validate.errors ?? []).map((e) => `${e.instancePath || '(item)'} ${e.message ?? 'is invalid'}`).join('; ');
     },
   };
-  checks.set(contract.document, check);
-  return check;
-}
-
-function compileSearchItem(document: Document): ValidateFunction {
-  const ajv = new Ajv({ strict: false, allErrors: false });
-  ajv.addSchema({ $id: 'contract.json', components: (document as { components?: unknown }).components }, 'contract.json');
-  const validate = ajv.getSchema('contract.json#/components/schemas/SearchItem');
-  if (validate === undefined) throw new Error('openapi.yaml has no SearchItem schema');
-  return validate;
 }

@@ -5,7 +5,7 @@ import type { DefinitionContent } from './definition-content.js';
 import type { DefinitionParser } from './definition-parser.js';
 import { DEFINITION_KINDS, MAX_PROBE_ID_LENGTH, PROBE_ID_PATTERN, SIGNAL_ID_PATTERN, type DefinitionType, type GoldSchema } from './definition-rules.js';
 import { isApplicable } from './gold-schema.js';
-import { definitionFile, isRealFolder, readFile, type StoredDefinitions } from './stored-definitions.js';
+import { definitionFile, isRealFolder, readFile, type StoredDefinition, type StoredDefinitions } from './stored-definitions.js';
 
 /** Text in the three languages. */
 export interface LocalizedText {
@@ -149,4 +149,32 @@ function localized(value: unknown): LocalizedText | null {
   if (typeof en !== 'string') return null;
   const pick = (language: string): string => (typeof text[language] === 'string' ? (text[language] as string) : en);
   return { en, de: pick('de'), fr: pick('fr') };
+}
+
+/** The definitions of one AFS folder: listed, loaded, saved, and read as `stored` reads them (parsed off the main thread, once per file). */
+export class AfsDefinitions {
+  constructor(
+    private readonly afsDir: string,
+    private readonly stored: StoredDefinitions,
+  ) {}
+
+  /** Every definition file, signals marked applicable to `gold` (listDefinitions). */
+  list(gold: GoldSchema): Promise<DefinitionListItem[]> {
+    return listDefinitions(this.afsDir, gold, this.stored);
+  }
+
+  /** The raw text of a definition (loadDefinition). */
+  load(probeId: string): Promise<LoadOutcome> {
+    return loadDefinition(this.afsDir, probeId);
+  }
+
+  /** Writes `signals/<probeId>.yaml` atomically, after its YAML was checked (saveSignal). */
+  save(probeId: string, yaml: string, force: boolean): Promise<SaveOutcome> {
+    return saveSignal(this.afsDir, probeId, yaml, force, this.stored.parser);
+  }
+
+  /** The parsed content of definition `probeId`; absent for a malformed id, a folder that is a link, or no regular file. */
+  read(probeId: string): Promise<StoredDefinition> {
+    return this.stored.read(this.afsDir, probeId);
+  }
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource, QueryDeepPartialEntity } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm';
 import type { components } from '../../generated/openapi.js';
 import { listTag, rowTag } from '../appdb/entity-tags.js';
 import { SavedViewRow } from '../appdb/saved-view.entity.js';
-import { readUnit, writeUnit, type AppDbManager, type LockKey } from '../appdb/unit-of-work.js';
+import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
 import { assertPrecondition, type Precondition } from '../http/conditional.js';
 import { invalidRequest } from '../http/errors.js';
 
@@ -41,19 +41,6 @@ function assertParamsSize(params: Record<string, unknown>): void {
   }
 }
 
-/** The tenant's views (of one entity when given), most recently changed first, each with its tag when `withTags`, and the list's tag. */
-export function listViews(dataSource: DataSource, tenantId: string, entity?: string, withTags = false): Promise<{ etag: string; views: ApiSavedView[] }> {
-  return readUnit(dataSource, async (m) => {
-    const rows = await m.find(SavedViewRow, {
-      where: entity === undefined ? { tenantId } : { tenantId, entity },
-      order: { updatedAt: 'DESC', createdAt: 'DESC', viewId: 'ASC' },
-    });
-    const views = rows.map((row) => toApiView(row, withTags));
-    // the two representations (with and without tags) are tagged apart
-    return { etag: listTag(['views', tenantId, entity ?? '', withTags ? 'etags' : ''], rows.map(viewTag)), views };
-  });
-}
-
 /** The view for a write, with `If-Match` checked against it (412 when it does not hold, also when there is no view). */
 async function viewForWrite(m: AppDbManager, tenantId: string, viewId: string, precondition: Precondition | undefined): Promise<SavedViewRow | null> {
   const row = await m.findOneBy(SavedViewRow, { viewId, tenantId });
@@ -61,63 +48,80 @@ async function viewForWrite(m: AppDbManager, tenantId: string, viewId: string, p
   return row;
 }
 
-/** Stores a new view: the view and its tag; 400 when `params` is beyond the size limit. */
-export function createView(
-  dataSource: DataSource,
-  tenantId: string,
-  view: { entity: string; name: string; params: Record<string, unknown>; author?: string | undefined },
-): Promise<{ view: ApiSavedView; etag: string }> {
-  assertParamsSize(view.params);
-  const viewId = randomUUID();
-  return writeUnit(dataSource, lockOf(viewId), async (m) => {
-    const stamp = new Date().toISOString();
-    const row = m.create(SavedViewRow, {
-      viewId,
-      tenantId,
-      entity: view.entity,
-      name: view.name,
-      params: view.params,
-      author: view.author ?? null,
-      createdAt: stamp,
-      updatedAt: stamp,
-      revision: 1,
+/** The tenants' saved views on the app database, each write one unit of work under the view's lock. */
+export class AppDbSavedViews {
+  constructor(
+    private readonly units: UnitOfWork,
+    /** The time that stamps what is written, in ms since the epoch. */
+    private readonly now: () => number,
+  ) {}
+
+  /** The tenant's views (of one entity when given), most recently changed first, each with its tag when `withTags`, and the list's tag. */
+  list(tenantId: string, entity?: string, withTags = false): Promise<{ etag: string; views: ApiSavedView[] }> {
+    return this.units.read(async (m) => {
+      const rows = await m.find(SavedViewRow, {
+        where: entity === undefined ? { tenantId } : { tenantId, entity },
+        order: { updatedAt: 'DESC', createdAt: 'DESC', viewId: 'ASC' },
+      });
+      const views = rows.map((row) => toApiView(row, withTags));
+      // the two representations (with and without tags) are tagged apart
+      return { etag: listTag(['views', tenantId, entity ?? '', withTags ? 'etags' : ''], rows.map(viewTag)), views };
     });
-    // `params` is typed Record<string, unknown>, which TypeORM's deep-partial type does not accept as is
-    await m.insert(SavedViewRow, row as QueryDeepPartialEntity<SavedViewRow>);
-    return { view: toApiView(row), etag: viewTag(row) };
-  });
-}
+  }
 
-/**
- * Replaces name and/or params: the view's tag after it (unchanged when neither is given), or null when the tenant
- * has no such view. `precondition` (If-Match) is checked first, under the view's lock: 412 when it does not hold.
- */
-export function updateView(
-  dataSource: DataSource,
-  tenantId: string,
-  change: { viewId: string; name?: string | undefined; params?: Record<string, unknown> | undefined },
-  precondition?: Precondition,
-): Promise<string | null> {
-  if (change.params !== undefined) assertParamsSize(change.params);
-  return writeUnit(dataSource, lockOf(change.viewId), async (m) => {
-    const row = await viewForWrite(m, tenantId, change.viewId, precondition);
-    if (row === null) return null;
-    if (change.name === undefined && change.params === undefined) return viewTag(row);
-    row.updatedAt = new Date().toISOString();
-    row.revision += 1;
-    const values: QueryDeepPartialEntity<SavedViewRow> = { updatedAt: row.updatedAt, revision: row.revision };
-    if (change.name !== undefined) values.name = change.name;
-    if (change.params !== undefined) values.params = change.params as QueryDeepPartialEntity<Record<string, unknown>>;
-    await m.update(SavedViewRow, { viewId: change.viewId, tenantId }, values);
-    return viewTag(row);
-  });
-}
+  /** Stores a new view: the view and its tag; 400 when `params` is beyond the size limit. */
+  create(tenantId: string, view: { entity: string; name: string; params: Record<string, unknown>; author?: string | undefined }): Promise<{ view: ApiSavedView; etag: string }> {
+    assertParamsSize(view.params);
+    const viewId = randomUUID();
+    return this.units.write(lockOf(viewId), async (m) => {
+      const stamp = new Date(this.now()).toISOString();
+      const row = m.create(SavedViewRow, {
+        viewId,
+        tenantId,
+        entity: view.entity,
+        name: view.name,
+        params: view.params,
+        author: view.author ?? null,
+        createdAt: stamp,
+        updatedAt: stamp,
+        revision: 1,
+      });
+      // `params` is typed Record<string, unknown>, which TypeORM's deep-partial type does not accept as is
+      await m.insert(SavedViewRow, row as QueryDeepPartialEntity<SavedViewRow>);
+      return { view: toApiView(row), etag: viewTag(row) };
+    });
+  }
 
-/** Deletes a view; false when the tenant has no such view. `precondition` (If-Match) as for updateView. */
-export function deleteView(dataSource: DataSource, tenantId: string, viewId: string, precondition?: Precondition): Promise<boolean> {
-  return writeUnit(dataSource, lockOf(viewId), async (m) => {
-    if (precondition !== undefined && (await viewForWrite(m, tenantId, viewId, precondition)) === null) return false;
-    const result = await m.delete(SavedViewRow, { viewId, tenantId });
-    return (result.affected ?? 0) > 0;
-  });
+  /**
+   * Replaces name and/or params: the view's tag after it (unchanged when neither is given), or null when the tenant
+   * has no such view. `precondition` (If-Match) is checked first, under the view's lock: 412 when it does not hold.
+   */
+  update(
+    tenantId: string,
+    change: { viewId: string; name?: string | undefined; params?: Record<string, unknown> | undefined },
+    precondition?: Precondition,
+  ): Promise<string | null> {
+    if (change.params !== undefined) assertParamsSize(change.params);
+    return this.units.write(lockOf(change.viewId), async (m) => {
+      const row = await viewForWrite(m, tenantId, change.viewId, precondition);
+      if (row === null) return null;
+      if (change.name === undefined && change.params === undefined) return viewTag(row);
+      row.updatedAt = new Date(this.now()).toISOString();
+      row.revision += 1;
+      const values: QueryDeepPartialEntity<SavedViewRow> = { updatedAt: row.updatedAt, revision: row.revision };
+      if (change.name !== undefined) values.name = change.name;
+      if (change.params !== undefined) values.params = change.params as QueryDeepPartialEntity<Record<string, unknown>>;
+      await m.update(SavedViewRow, { viewId: change.viewId, tenantId }, values);
+      return viewTag(row);
+    });
+  }
+
+  /** Deletes a view; false when the tenant has no such view. `precondition` (If-Match) as for update. */
+  delete(tenantId: string, viewId: string, precondition?: Precondition): Promise<boolean> {
+    return this.units.write(lockOf(viewId), async (m) => {
+      if (precondition !== undefined && (await viewForWrite(m, tenantId, viewId, precondition)) === null) return false;
+      const result = await m.delete(SavedViewRow, { viewId, tenantId });
+      return (result.affected ?? 0) > 0;
+    });
+  }
 }

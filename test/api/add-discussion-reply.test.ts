@@ -1,18 +1,22 @@
 import { expect } from 'chai';
 import { UNKNOWN_ID, addNotebookCell, cellsOf, oversizedBody } from '../helpers/collaboration.js';
+import { ManualClock } from '../helpers/clock.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 describeEachAppDatabase('POST /{tenant}/api/notebook/cells/{cell_id}/discussion', (db) => {
+  const clock = new ManualClock();
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ env: await db.env() });
+    server = await startTestServer({ env: await db.env(), now: clock.now });
   });
   after(async () => server.close());
   const reply = (tenant: string, cellId: string, json: unknown) => call(server.url, `/${tenant}/api/notebook/cells/${cellId}/discussion`, { method: 'POST', json });
 
   it('appends replies in order (201); date defaults to today (UTC)', async () => {
+    // the last millisecond of a UTC day: the default date is that day's wherever the test runs
+    clock.set(Date.parse('2026-03-01T23:59:59.999Z'));
     const discussion = await addNotebookCell(server.url, 'kantonsspital', { type: 'discussion', title: 'Unbilled cases' }, 'Anna Muster');
     const first = await reply('kantonsspital', discussion.id, { author: 'Lukas Meier', text: { en: 'Four are invoiced this week.' }, date: '2026-11-21' });
     expect(first.status, first.text).to.equal(201);
@@ -21,7 +25,7 @@ describeEachAppDatabase('POST /{tenant}/api/notebook/cells/{cell_id}/discussion'
     const cell = cellsOf(second.body).find((c) => c.id === discussion.id)!;
     expect(cell.replies).to.deep.equal([
       { author: 'Lukas Meier', text: { en: 'Four are invoiced this week.' }, date: '2026-11-21' },
-      { author: 'Anna Muster', text: { de: 'Danke' }, date: new Date().toISOString().slice(0, 10) },
+      { author: 'Anna Muster', text: { de: 'Danke' }, date: '2026-03-01' },
     ]);
     expect(cell).to.include({ author: 'Anna Muster', title: 'Unbilled cases' });
   });

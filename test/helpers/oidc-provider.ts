@@ -43,8 +43,6 @@ interface SigningKey {
 export class OidcProvider {
   /** JWKS requests answered (or refused) so far. */
   jwksRequests = 0;
-  /** When each of them arrived (performance.now()). */
-  readonly jwksRequestTimes: number[] = [];
   /** While false, JWKS requests get 503. */
   jwksAvailable = true;
   private key!: SigningKey;
@@ -141,7 +139,6 @@ export class OidcProvider {
     }
     if (path === '/realms/desk/protocol/openid-connect/certs') {
       this.jwksRequests++;
-      this.jwksRequestTimes.push(performance.now());
       if (!this.jwksAvailable) return json(res, 503, { error: 'unavailable' });
       return json(res, 200, { keys: [{ ...this.key.publicJwk, kid: this.key.kid, alg: this.key.alg, use: 'sig' }] });
     }

@@ -23,6 +23,8 @@ export interface StoreTraffic {
   objectGets: number;
   bytes: number;
   lists: number;
+  /** Object GETs whose client went away before the body was sent to the end. */
+  cutOff: number;
 }
 
 /** s3rver on 127.0.0.1 with one bucket, a counting front and stop/restart on the same port. */
@@ -103,7 +105,7 @@ export async function startObjectStore(bucket = 'kls-test'): Promise<TestObjectS
   const s3rver = new S3rver({ directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
   await s3rver.configureBuckets();
   const respond = s3rver.callback();
-  const traffic: StoreTraffic = { objectGets: 0, bytes: 0, lists: 0 };
+  const traffic: StoreTraffic = { objectGets: 0, bytes: 0, lists: 0, cutOff: 0 };
   let msPerChunk: number | null = null;
   const server = http.createServer((req, res) => {
     if (isObjectGet(req)) {
@@ -111,6 +113,9 @@ export async function startObjectStore(bucket = 'kls-test'): Promise<TestObjectS
       if (msPerChunk !== null) pace(res, msPerChunk);
       res.once('finish', () => {
         traffic.bytes += Number(res.getHeader('content-length') ?? 0);
+      });
+      res.once('close', () => {
+        if (!res.writableFinished) traffic.cutOff += 1;
       });
     } else if (req.method === 'GET' && /list-type=2/.test(req.url ?? '')) {
       traffic.lists += 1;
@@ -173,6 +178,7 @@ export async function startObjectStore(bucket = 'kls-test'): Promise<TestObjectS
       traffic.objectGets = 0;
       traffic.bytes = 0;
       traffic.lists = 0;
+      traffic.cutOff = 0;
     },
     stop,
     async restart() {

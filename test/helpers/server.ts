@@ -33,10 +33,10 @@ export interface TestServer extends RunningServer {
 
 /**
  * Starts the real server (createDeps + createApp + listen on port 0) with extra environment `env`, logging to
- * `log` when given (else nowhere), with the OpenID provider timing `oidcTiming` when given.
+ * `log` when given (else nowhere), with the OpenID provider timing `oidcTiming` and the clock `now` when given.
  */
 export async function startTestServer(
-  options: { env?: Record<string, string>; dataDir?: string; log?: Logger; oidcTiming?: OidcTiming } = {},
+  options: { env?: Record<string, string>; dataDir?: string; log?: Logger; oidcTiming?: OidcTiming; now?: () => number } = {},
 ): Promise<TestServer> {
   const own = options.dataDir === undefined ? tempDir('ads-test-') : null;
   const dataDir = options.dataDir ?? own!.dir;
@@ -50,7 +50,7 @@ export async function startTestServer(
     GIT_WORKSPACES_DIR: '',
     ...options.env,
   });
-  const server = await startServer(config, options.log ?? createLogger(config.logLevel), options.oidcTiming);
+  const server = await startServer(config, options.log ?? createLogger(config.logLevel), { oidcTiming: options.oidcTiming, now: options.now });
   return {
     ...server,
     dataDir,

@@ -30,14 +30,14 @@ export async function startSignInServer(provider: OidcProvider, env: Record<stri
 }
 
 /**
- * Registers hooks on the enclosing `describe`: a local OpenID provider and a sign-in server trusting it (with `env`),
- * started before its tests and closed after them. Read `provider` and `server` inside the tests.
+ * Registers hooks on the enclosing `describe`: a local OpenID provider and a sign-in server trusting it (with `env`,
+ * and `timing` when given), started before its tests and closed after them. Read `provider` and `server` inside the tests.
  */
-export function signInWorld(env: Record<string, string> = {}): { readonly provider: OidcProvider; readonly server: SignInServer } {
+export function signInWorld(env: Record<string, string> = {}, timing?: OidcTiming): { readonly provider: OidcProvider; readonly server: SignInServer } {
   const world = {} as { provider: OidcProvider; server: SignInServer };
   before(async () => {
     world.provider = await OidcProvider.start();
-    world.server = await startSignInServer(world.provider, env);
+    world.server = await startSignInServer(world.provider, env, timing);
   });
   after(async () => {
     await world.server?.close();

@@ -22,15 +22,5 @@ export async function until<T>(check: () => T | undefined | null | false | Promi
   }
 }
 
-/**
- * Waits until this process's clock reads later than `isoTime`, a timestamp the in-process server took from the
- * same clock (in milliseconds): whatever the server writes from then on is stamped later than `isoTime`.
- */
-export async function clockPast(isoTime: string): Promise<void> {
-  const time = Date.parse(isoTime);
-  if (Number.isNaN(time)) throw new Error(`not a timestamp: ${isoTime}`);
-  await until(() => Date.now() > time, { every: 1, deadline: 5_000, what: `the clock to pass ${isoTime}` });
-}
-
 /** Lets every callback already queued run: promise reactions, then one turn of the event loop (setImmediate). */
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -6,8 +6,8 @@ import { pino } from 'pino';
 import type { Document } from 'openapi-backend';
 import { CostLimits } from '../../src/auth/cost-limits.js';
 import type { Deps } from '../../src/ports.js';
-import { accessRules } from '../../src/http/access.js';
-import { contractMiddleware, createContractBackend } from '../../src/http/adapter.js';
+import { contractMiddleware } from '../../src/http/adapter.js';
+import { ContractIndex } from '../../src/http/contract-index.js';
 import { EncodedJson } from '../../src/http/encoded-json.js';
 import type { HandlerMap } from '../../src/http/contract.js';
 import { HttpProblem } from '../../src/http/errors.js';
@@ -77,13 +77,13 @@ async function serve(responseValidation: boolean) {
               ? lookUpThing(input.query.variant)
               : { status: 418, body: { n: 1 } },
   } as unknown as HandlerMap;
-  const api = await createContractBackend(document);
+  const index = await ContractIndex.build(document);
   const app = new Koa();
   app.use(requestContext(log, 'v0.1.0 2026-11-21 00:00'));
-  const problems = problemCheck(document, responseValidation);
+  const problems = problemCheck(index, responseValidation);
   app.use(problemMiddleware(problems));
   const deps = { config: { responseValidation }, contract: { document }, tokens: null, limits: new CostLimits({ narrativesPerMinute: 0, exportsPerCaller: 0, signalToolsPerMinute: 0 }) };
-  app.use(contractMiddleware(api, accessRules(document as Parameters<typeof accessRules>[0]), handlers, deps as unknown as Deps, problems));
+  app.use(contractMiddleware(index, handlers, deps as unknown as Deps, problems));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { openAppDatabase, type AppDatabase } from '../../src/appdb/app-database.js';
 import { MIGRATIONS } from '../../src/appdb/migrations/index.js';
 import { NotebookRow } from '../../src/appdb/notebook.entity.js';
-import { readUnit, writeUnit } from '../../src/appdb/unit-of-work.js';
+import { UnitOfWork } from '../../src/appdb/unit-of-work.js';
 import type { AppDbConfig } from '../../src/config.js';
 import { HttpProblem } from '../../src/http/errors.js';
 import { sharedPostgres } from '../helpers/postgres.js';
@@ -14,9 +14,16 @@ import { until } from '../helpers/until.js';
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 const silent = pino({ level: 'silent' });
 const SIZES = { pool: 10, lockTimeoutMs: 5000 };
+/** The units of work of an app database, as createDeps builds them. */
+const unitsOf = (appDb: AppDatabase, config: AppDbConfig): UnitOfWork => new UnitOfWork(appDb, { lockTimeoutMs: config.lockTimeoutMs, onFailure: () => {} });
 
-/** The app database of each dialect, new and empty for every test. */
-const DIALECTS: { name: string; config: () => Promise<{ config: AppDbConfig; remove: () => void }> }[] = [
+/**
+ * The app database of each dialect, new and empty for every test. `lockWaiters`: how many writes of the database
+ * wait for a lock, where another connection can see it (PostgreSQL's pg_locks). SQLite has none: a write waiting
+ * for another connection's lock waits inside better-sqlite3's synchronous call, so nothing else of the process
+ * runs meanwhile, a holder in the same process included.
+ */
+const DIALECTS: { name: string; config: () => Promise<{ config: AppDbConfig; remove: () => void }>; lockWaiters?: (appDb: AppDatabase) => Promise<number> }[] = [
   {
     name: 'SQLite',
     config: async () => {
@@ -27,6 +34,12 @@ const DIALECTS: { name: string; config: () => Promise<{ config: AppDbConfig; rem
   {
     name: 'PostgreSQL',
     config: async () => ({ config: { kind: 'postgres', url: await (await sharedPostgres()).createDatabase('uow'), ...SIZES }, remove: () => {} }),
+    lockWaiters: async (appDb) => {
+      const [row] = (await appDb.dataSource.query(
+        "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      )) as { n: number }[];
+      return row?.n ?? 0;
+    },
   },
 ];
 
@@ -36,9 +49,11 @@ for (const dialect of DIALECTS) {
     let config: AppDbConfig;
     let remove: () => void;
     let appDb: AppDatabase;
+    let units: UnitOfWork;
     beforeEach(async () => {
       ({ config, remove } = await dialect.config());
       appDb = await openAppDatabase(config, silent);
+      units = unitsOf(appDb, config);
     });
     afterEach(async () => {
       await appDb.close();
@@ -58,18 +73,19 @@ for (const dialect of DIALECTS) {
       // PostgreSQL: half of them from a second instance. SQLite's busy wait blocks its process, so a second
       // instance must be another process: test/api/add-notebook-cell-processes.test.ts does that.
       const second = config.kind === 'postgres' ? await openAppDatabase(config, silent) : appDb;
+      const secondUnits = second === appDb ? units : unitsOf(second, config);
       try {
-        await writeUnit(appDb.dataSource, 'counter', (m) => m.insert(NotebookRow, { tenantId: 'ost.counter', createdAt: '0', updatedAt: '0' }));
+        await units.write('counter', (m) => m.insert(NotebookRow, { tenantId: 'ost.counter', createdAt: '0', updatedAt: '0' }));
         await Promise.all(
           Array.from({ length: 50 }, (_, i) =>
-            writeUnit((i % 2 === 0 ? appDb : second).dataSource, 'counter', async (m) => {
+            (i % 2 === 0 ? units : secondUnits).write('counter', async (m) => {
               const row = await m.findOneByOrFail(NotebookRow, { tenantId: 'ost.counter' });
               await tick(); // other requests get the event loop here
               await m.update(NotebookRow, { tenantId: 'ost.counter' }, { updatedAt: String(Number(row.updatedAt) + 1) });
             }),
           ),
         );
-        const row = await readUnit(appDb.dataSource, (m) => m.findOneByOrFail(NotebookRow, { tenantId: 'ost.counter' }));
+        const row = await units.read((m) => m.findOneByOrFail(NotebookRow, { tenantId: 'ost.counter' }));
         expect(row.updatedAt).to.equal('50');
       } finally {
         if (second !== appDb) await second.close();
@@ -77,53 +93,89 @@ for (const dialect of DIALECTS) {
     });
 
     it('rolls a failed write unit back, and a read started meanwhile never sees its uncommitted row', async () => {
-      const failing = writeUnit(appDb.dataSource, 'ghost', async (m) => {
+      const failing = units.write('ghost', async (m) => {
         await m.insert(NotebookRow, { tenantId: 'ost.ghost', createdAt: '1', updatedAt: '1' });
         await tick();
         throw new Error('handler failed');
       });
-      const seen = readUnit(appDb.dataSource, (m) => m.findOneBy(NotebookRow, { tenantId: 'ost.ghost' }));
+      const seen = units.read((m) => m.findOneBy(NotebookRow, { tenantId: 'ost.ghost' }));
       const error = await failing.then(
         () => null,
         (err: Error) => err,
       );
       expect(error?.message).to.equal('handler failed');
       expect(await seen).to.equal(null);
-      expect(await readUnit(appDb.dataSource, (m) => m.countBy(NotebookRow, { tenantId: 'ost.ghost' }))).to.equal(0);
+      expect(await units.read((m) => m.countBy(NotebookRow, { tenantId: 'ost.ghost' }))).to.equal(0);
     });
 
     it('answers 503 with Retry-After when another instance holds the lock longer than the lock timeout, and keeps the data', async () => {
-      const impatient = await openAppDatabase({ ...config, lockTimeoutMs: 300 }, silent);
+      const impatientConfig = { ...config, lockTimeoutMs: 300 };
+      const impatient = await openAppDatabase(impatientConfig, silent);
       try {
-        await writeUnit(appDb.dataSource, 'held', (m) => m.insert(NotebookRow, { tenantId: 'ost.held', createdAt: '0', updatedAt: '0' }));
+        await units.write('held', (m) => m.insert(NotebookRow, { tenantId: 'ost.held', createdAt: '0', updatedAt: '0' }));
         let releaseHolder!: () => void;
         const held = new Promise<void>((resolve) => (releaseHolder = resolve));
         let holding!: () => void;
         const holds = new Promise<void>((resolve) => (holding = resolve));
         // the first instance holds the write lock (SQLite: the file's; PostgreSQL: the key's) until told to go on
-        const holder = writeUnit(appDb.dataSource, 'held', async (m) => {
+        const holder = units.write('held', async (m) => {
           await m.update(NotebookRow, { tenantId: 'ost.held' }, { updatedAt: 'holder' });
           holding();
           await held;
         });
         await holds;
-        const started = Date.now();
-        const refused = await writeUnit(impatient.dataSource, 'held', (m) => m.update(NotebookRow, { tenantId: 'ost.held' }, { updatedAt: 'refused' })).then(
+        // nothing lets the holder go before the refused write ends: only the lock timeout can end it
+        const refused = await unitsOf(impatient, impatientConfig).write('held', (m) => m.update(NotebookRow, { tenantId: 'ost.held' }, { updatedAt: 'refused' })).then(
           () => null,
           (err: unknown) => err,
         );
-        expect(Date.now() - started).to.be.within(250, 3000);
         expect(refused).to.be.instanceOf(HttpProblem);
         expect((refused as HttpProblem).status).to.equal(503);
+        expect((refused as HttpProblem).detail).to.match(/did not grant the lock this write needs in time/);
         expect((refused as HttpProblem).extras.headers).to.deep.equal({ 'Retry-After': '1' });
         releaseHolder();
         await holder;
-        const row = await readUnit(appDb.dataSource, (m) => m.findOneByOrFail(NotebookRow, { tenantId: 'ost.held' }));
+        const row = await units.read((m) => m.findOneByOrFail(NotebookRow, { tenantId: 'ost.held' }));
         expect(row.updatedAt).to.equal('holder');
       } finally {
         await impatient.close();
       }
     });
+
+    const lockWaiters = dialect.lockWaiters;
+    if (lockWaiters !== undefined) {
+      it('completes a write that waits for another instance\'s lock once the holder lets go within the lock timeout', async () => {
+        const patientConfig = { ...config, lockTimeoutMs: 60_000 };
+        const patient = await openAppDatabase(patientConfig, silent);
+        try {
+          await units.write('held', (m) => m.insert(NotebookRow, { tenantId: 'ost.held', createdAt: '0', updatedAt: '0' }));
+          let releaseHolder!: () => void;
+          const held = new Promise<void>((resolve) => (releaseHolder = resolve));
+          let holding!: () => void;
+          const holds = new Promise<void>((resolve) => (holding = resolve));
+          const holder = units.write('held', async (m) => {
+            await m.update(NotebookRow, { tenantId: 'ost.held' }, { updatedAt: 'holder' });
+            holding();
+            await held;
+          });
+          await holds;
+          const waiter = unitsOf(patient, patientConfig).write('held', async (m) => {
+            const seen = await m.findOneByOrFail(NotebookRow, { tenantId: 'ost.held' });
+            await m.update(NotebookRow, { tenantId: 'ost.held' }, { updatedAt: `after ${seen.updatedAt}` });
+            return seen.updatedAt;
+          });
+          await until(async () => (await lockWaiters(appDb)) === 1, { what: 'the second write to wait for the lock' });
+          releaseHolder();
+          await holder;
+          // it read what the holder committed, and its own write is stored
+          expect(await waiter).to.equal('holder');
+          const row = await units.read((m) => m.findOneByOrFail(NotebookRow, { tenantId: 'ost.held' }));
+          expect(row.updatedAt).to.equal('after holder');
+        } finally {
+          await patient.close();
+        }
+      });
+    }
   });
 }
 
@@ -164,7 +216,7 @@ describe('app database on PostgreSQL: start, migrations, outage', function () {
           ),
         { deadline: 10_000, every: 100, what: 'the database to answer a ping' },
       );
-      expect(await readUnit(appDb.dataSource, (m) => m.countBy(NotebookRow, {}))).to.equal(0);
+      expect(await new UnitOfWork(appDb, { lockTimeoutMs: 5000, onFailure: () => {} }).read((m) => m.countBy(NotebookRow, {}))).to.equal(0);
     } finally {
       await postgres.start().catch(() => undefined);
       await appDb?.close();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { csvField, csvRecord } from '../../src/dimensions/csv.js';
 import { CHUNK_BUFFER_BYTES, rowEncoder } from '../../src/dimensions/csv-chunks.js';
-import { CsvExportStream, type CsvChunks } from '../../src/dimensions/csv-export-stream.js';
+import { csvExportStream, type CsvChunks } from '../../src/dimensions/csv-export-stream.js';
 import { affinityOf } from '../../src/dimensions/dimension-table.js';
 import { filterValue } from '../../src/dimensions/export-options.js';
 import { parseCsv } from '../helpers/csv.js';
@@ -22,7 +22,7 @@ function countingRows(limit = Number.POSITIVE_INFINITY): { rows: Iterator<unknow
   return { rows, pulled: () => pulled, closed: () => closed };
 }
 
-/** Chunks encoded from `rows` on this thread, as a reader thread encodes them, for the stream on its own. */
+/** Chunks encoded from `rows` on this thread, as a reader encodes them, for the stream on its own. */
 function rowChunks(rows: Iterator<unknown[]>): CsvChunks {
   const encoder = rowEncoder(rows);
   const target = Buffer.alloc(CHUNK_BUFFER_BYTES);
@@ -30,14 +30,14 @@ function rowChunks(rows: Iterator<unknown[]>): CsvChunks {
   let records = 0;
   return {
     next() {
-      if (done) return null;
+      if (done) return Promise.resolve(null);
       const encoded = encoder.encodeInto(target);
       done = encoded.done;
       records += encoded.records;
       const chunk = Buffer.concat([target.subarray(0, encoded.used), ...(encoded.long === null ? [] : [encoded.long])]);
-      return chunk.length === 0 ? null : chunk;
+      return Promise.resolve(chunk.length === 0 ? null : chunk);
     },
-    close: () => encoder.close(),
+    cancel: () => encoder.close(),
     get rows() {
       return records;
     },
@@ -95,7 +95,7 @@ describe('dimension CSV', () => {
   it('streams the header and every row, then releases its source once', async () => {
     const source = countingRows(1000);
     let releases = 0;
-    const stream = new CsvExportStream({ header: ['id', 'text', 'n'], chunks: rowChunks(source.rows), release: () => (releases += 1) });
+    const stream = csvExportStream(['id', 'text', 'n'], rowChunks(source.rows), () => (releases += 1));
     let text = '';
     for await (const chunk of stream) text += String(chunk);
     const rows = parseCsv(text);
@@ -107,13 +107,13 @@ describe('dimension CSV', () => {
 
   it('stops pulling rows while the consumer does not read (back-pressure)', async () => {
     const source = countingRows();
-    const stream = new CsvExportStream({ header: ['id', 'text', 'n'], chunks: rowChunks(source.rows), release: () => undefined });
+    const stream = csvExportStream(['id', 'text', 'n'], rowChunks(source.rows), () => undefined);
     const stalled = new Writable({ highWaterMark: 1024, write: () => undefined }); // never acknowledges a chunk
     stream.pipe(stalled);
     // the consumer's buffer is full, so the pipe paused the stream, and the stream's own buffer is full too
     await until(() => stream.readableFlowing === false && stream.readableLength >= stream.readableHighWaterMark, { what: 'the stream to be paused and full' });
     const pulled = source.pulled();
-    // the stream makes a chunk per event-loop turn while it is asked for one: it is asked for none
+    // the stream asks for no chunk while its buffer is full
     for (let turn = 0; turn < 20; turn++) await nextTurn();
     expect(source.pulled()).to.equal(pulled);
     expect(pulled).to.be.lessThan(20000); // a few 256 KiB chunks of ~90-byte rows, not an endless read
@@ -123,7 +123,7 @@ describe('dimension CSV', () => {
   it('closes the iterator and releases once when destroyed mid-way (client gone)', async () => {
     const source = countingRows();
     let releases = 0;
-    const stream = new CsvExportStream({ header: ['id'], chunks: rowChunks(source.rows), release: () => (releases += 1) });
+    const stream = csvExportStream(['id'], rowChunks(source.rows), () => (releases += 1));
     stream.once('data', () => stream.destroy());
     await new Promise((resolve) => stream.once('close', resolve));
     expect(source.closed()).to.equal(true);

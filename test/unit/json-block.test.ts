@@ -4,7 +4,7 @@ import { CHUNK_BUFFER_BYTES } from '../../src/dimensions/csv-chunks.js';
 import { csvRecord } from '../../src/dimensions/csv.js';
 import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
 import { filterConditions } from '../../src/dimensions/export-sql.js';
-import { BlockEncoder, blockBytesRead, blockSql, prepareBlockStatements, rowidsAscend, type BlockStatements } from '../../src/dimensions/json-block.js';
+import { BlockEncoder, blockSql, prepareBlockStatements, rowidsAscend, type BlockStatements } from '../../src/dimensions/json-block.js';
 
 /** A small deterministic generator (mulberry32), so that a failure can be repeated. */
 function random(seed: number): () => number {
@@ -132,13 +132,6 @@ describe('dimension export blocks from JSON lines', () => {
     expect(rowidsAscend(lines([3, 3]))).to.equal(false);
     expect(rowidsAscend(lines([-3, -12]))).to.equal(false);
     expect(rowidsAscend(lines([9, 10, 100, 99]))).to.equal(false);
-  });
-
-  it('counts the bytes of JSON lines it read, which a reader thread collects its garbage by', () => {
-    const before = blockBytesRead();
-    const { csv } = encodeAll('t', 4096);
-    // each line holds its record's values and more (the rowid, quotes and brackets); BLOB blocks are not counted
-    expect(blockBytesRead() - before).to.be.greaterThan(csv.length * 0.9);
   });
 
   it('cuts a block into chunks by whole records, and sends a record too long for the room left on its own', () => {

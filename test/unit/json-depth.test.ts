@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { jsonShapeProblem } from '../../src/http/json-depth.js';
+import { JsonShapeScanner, jsonShapeProblem } from '../../src/http/json-depth.js';
 
 /** The number of values JSON.parse builds from `text` (member names not counted). */
 function valuesIn(text: string): number {
@@ -33,5 +33,32 @@ describe('jsonShapeProblem', () => {
     expect(jsonShapeProblem('[[[[]]]]', 3, 100)).to.equal('nests arrays and objects deeper than 3 levels');
     expect(jsonShapeProblem('{"a":{"b":{"c":{}}}}', 3, 100)).to.equal('nests arrays and objects deeper than 3 levels');
     expect(jsonShapeProblem('[' + '[]'.repeat(50) + ']', 2, 100)).to.equal(null);
+  });
+});
+
+describe('JsonShapeScanner', () => {
+  const judgedInPieces = (text: string, at: number, maxDepth: number, maxValues: number): string | null => {
+    const bytes = Buffer.from(text, 'utf8');
+    const scanner = new JsonShapeScanner(maxDepth, maxValues);
+    return scanner.push(bytes.subarray(0, at)) ?? scanner.push(bytes.subarray(at)) ?? scanner.end();
+  };
+
+  it('judges text split anywhere (inside an escape, a string, a multi-byte character) as the whole text', () => {
+    const texts = ['{"a\\"[":["x\\\\",{"é€😀":"[[\\"]]"}],"n":-12.5e3,"t":true}', '[[["\\\\"],[0]]]', '{"a":{"b":{"c":{}}}}'];
+    for (const text of texts) {
+      for (const [depth, values] of [[32, 100], [3, 100], [32, 5], [2, 3]] as const) {
+        const whole = jsonShapeProblem(text, depth, values);
+        for (let at = 0; at <= Buffer.byteLength(text); at += 1) expect(judgedInPieces(text, at, depth, values), `${text} split at ${at}`).to.equal(whole);
+      }
+    }
+  });
+
+  it('refuses at the first piece that passes a limit, without waiting for the rest', () => {
+    const scanner = new JsonShapeScanner(3, 100);
+    expect(scanner.push(Buffer.from('{"a":[['))).to.equal(null);
+    expect(scanner.push(Buffer.from('[0]]]}'))).to.equal('nests arrays and objects deeper than 3 levels');
+    const counting = new JsonShapeScanner(32, 3);
+    expect(counting.push(Buffer.from('[1,2,'))).to.equal(null);
+    expect(counting.push(Buffer.from('3,4'))).to.equal('holds more than 3 values');
   });
 });

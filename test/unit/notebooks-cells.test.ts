@@ -1,11 +1,16 @@
 import { expect } from 'chai';
 import { loadContractDocument } from '../../src/contract-document.js';
+import { schemaChecksOf } from '../../src/deps.js';
+import { ContractIndex } from '../../src/http/contract-index.js';
 import { authorOfNewCell, contentOfNewCell, mergeUpdates, todayUtc } from '../../src/notebooks/cell-content.js';
-import { CELL_SIZE_LIMIT_BYTES, cellRules } from '../../src/notebooks/cell-rules.js';
+import { CELL_SIZE_LIMIT_BYTES, CellRules } from '../../src/notebooks/cell-rules.js';
 import { projectRoot } from '../../src/project-root.js';
 
 describe('notebook cells (src/notebooks/cell-content.ts, cell-rules.ts)', () => {
-  const rules = cellRules(loadContractDocument(projectRoot()).document);
+  let rules: CellRules;
+  before(async () => {
+    rules = new CellRules(schemaChecksOf(await ContractIndex.build(loadContractDocument(projectRoot()).document)));
+  });
 
   it('keeps unknown members of a new cell, drops server members, starts discussions empty and actions open', () => {
     expect(contentOfNewCell({ type: 'narrative', text: { en: 'x' }, id: 'mine', created_at: 'x', colour: 'red' })).to.deep.equal({ text: { en: 'x' }, colour: 'red' });
@@ -27,23 +32,33 @@ describe('notebook cells (src/notebooks/cell-content.ts, cell-rules.ts)', () => 
     expect(mergeUpdates({ content: {}, author: 'A' }, { author: 'B' }, 'C').author).to.equal('C');
   });
 
-  it('accepts valid cells of every type and names the member that breaks a rule', () => {
-    expect(rules.check({ type: 'narrative', text: { de: 'Hallo' } }, 'cell')).to.deep.equal([]);
-    expect(rules.check({ type: 'view', view_id: '6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c' }, 'cell')).to.deep.equal([]);
-    expect(rules.check({ type: 'reference', ref: { kind: 'probe', id: 'probe_unbilled_cases' } }, 'cell')).to.deep.equal([]);
-    expect(rules.check({ type: 'discussion', title: 'T', replies: [{ author: 'A', text: { en: 'x' }, date: '2026-11-21' }] }, 'cell')).to.deep.equal([]);
-    expect(rules.check({ type: 'action', text: 'do', status: 'done', due: '2026-11-28' }, 'cell')).to.deep.equal([]);
-    expect(rules.check({ type: 'action', text: 'do', status: 'later' }, 'updates')[0]).to.include({ in: 'body', name: 'updates.status' });
-    expect(rules.check({ type: 'narrative', text: {} }, 'updates')[0]).to.include({ name: 'updates.text' });
-    expect(rules.check({ type: 'discussion', title: 'T', replies: [{ author: 'A' }] }, 'updates')[0]!.name).to.match(/^updates\.replies\.0/);
-    expect(rules.check({ type: 'poem' }, 'cell')[0]).to.include({ name: 'cell.type' });
+  it('accepts merged cells of every type and names the member that breaks a rule', () => {
+    expect(rules.checkMerged({ type: 'narrative', text: { de: 'Hallo' } }, 'updates')).to.deep.equal([]);
+    expect(rules.checkMerged({ type: 'view', view_id: '6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c' }, 'updates')).to.deep.equal([]);
+    expect(rules.checkMerged({ type: 'reference', ref: { kind: 'probe', id: 'probe_unbilled_cases' } }, 'updates')).to.deep.equal([]);
+    expect(rules.checkMerged({ type: 'discussion', title: 'T', replies: [{ author: 'A', text: { en: 'x' }, date: '2026-11-21' }] }, 'updates')).to.deep.equal([]);
+    expect(rules.checkMerged({ type: 'action', text: 'do', status: 'done', due: '2026-11-28' }, 'updates')).to.deep.equal([]);
+    expect(rules.checkMerged({ type: 'action', text: 'do', status: 'later' }, 'updates')[0]).to.include({ in: 'body', name: 'updates.status' });
+    expect(rules.checkMerged({ type: 'action', text: 'do', due: '2026-02-30' }, 'updates')[0]).to.include({ name: 'updates.due' });
+    expect(rules.checkMerged({ type: 'narrative', text: {} }, 'updates')[0]).to.include({ name: 'updates.text' });
+    expect(rules.checkMerged({ type: 'discussion', title: 'T', replies: [{ author: 'A' }] }, 'updates')[0]!.name).to.match(/^updates\.replies\.0/);
+    expect(rules.checkMerged({ type: 'discussion', title: 'T', replies: {} }, 'updates')).to.deep.equal([{ in: 'body', name: 'updates.replies', message: 'must be array' }]);
+    expect(rules.checkMerged({ type: 'poem' }, 'updates')[0]).to.include({ name: 'updates.type' });
   });
 
-  it('rejects a cell beyond the size limit', () => {
+  it('checks of a new cell only what its request schema cannot say: its size, and an author taken from the caller', () => {
+    expect(rules.checkNew({ type: 'narrative', text: { en: 'x' }, author: 'A'.repeat(200) }, 'cell')).to.deep.equal([]);
+    expect(rules.checkNew({ type: 'narrative', text: { en: 'x' }, author: 'A'.repeat(201) }, 'cell')).to.deep.equal([
+      { in: 'body', name: 'cell.author', message: 'must NOT have more than 200 characters' },
+    ]);
+  });
+
+  it('rejects a cell beyond the size limit, new or merged', () => {
     const params = { blob: 'x'.repeat(CELL_SIZE_LIMIT_BYTES) };
-    const issues = rules.check({ type: 'view', entity: 'cost_centres', params }, 'cell');
-    expect(issues).to.have.length(1);
-    expect(issues[0]!.message).to.match(/at most 65536/);
+    for (const issues of [rules.checkNew({ type: 'view', entity: 'cost_centres', params }, 'cell'), rules.checkMerged({ type: 'view', entity: 'cost_centres', params }, 'updates')]) {
+      expect(issues).to.have.length(1);
+      expect(issues[0]!.message).to.match(/at most 65536/);
+    }
   });
 
   it('dates replies in UTC', () => {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
 import { exportOnReaders } from '../../src/dimensions/reader-export.js';
-import { WAIT } from '../../src/dimensions/csv-export-stream.js';
+import { csvRecord } from '../../src/dimensions/csv.js';
 import { HttpProblem } from '../../src/http/errors.js';
 import { SLICE_ROWIDS, type EntityQuery } from '../../src/lineage/explain.js';
 import { explainOnReaders } from '../../src/lineage/explain-job.js';
@@ -80,27 +80,34 @@ describe('readers', function () {
         expect((failure as HttpProblem).extras.headers).to.deep.equal({ 'Retry-After': '1' });
       });
 
-      it('lets an export that waits for its client hold no reader: another job is answered meanwhile', async () => {
+      it('lets an export that waits for its client hold no reader: another job is answered meanwhile, then every row follows', async () => {
+        const readers = make();
+        const db = new Database(file, { readonly: true });
+        const table = findDimensionTable(db, 'big')!;
+        const expected = (db.prepare('SELECT * FROM dim_big ORDER BY rowid').raw(true).safeIntegers(true).all() as unknown[][]).map(csvRecord).join('');
+        db.close();
+        const started = await exportOnReaders(readers, { file, inode: fs.statSync(file).ino, table, options: { order: 'asc', filters: [] }, cap: 1_000_000 });
+        expect(started.truncated).to.equal(false);
+        // nobody takes a chunk while the explain runs on the same reader
+        expect((await explain(readers)).length).to.equal(1);
+        expect(readers.jobCount, 'the export is not over: it waits for its chunks to be taken').to.equal(1);
+        let text = '';
+        for (let chunk = await started.chunks.next(); chunk !== null; chunk = await started.chunks.next()) text += chunk.toString('utf8');
+        expect(text === expected, 'the rows of the table, byte for byte').to.equal(true);
+        expect(started.chunks.rows).to.equal(ROWS);
+        await started.finished;
+        expect(readers.jobCount).to.equal(0);
+      });
+
+      it('ends the job on its reader when the export is cancelled mid-way, and answers no more chunks', async () => {
         const readers = make();
         const db = new Database(file, { readonly: true });
         const table = findDimensionTable(db, 'big')!;
         db.close();
         const started = await exportOnReaders(readers, { file, inode: fs.statSync(file).ino, table, options: { order: 'asc', filters: [] }, cap: 1_000_000 });
-        expect(started.truncated).to.equal(false);
-        // nobody takes a chunk: the reader sends the four it has credit for, then the export waits
-        await new Promise<void>((resolve) => {
-          let ready = 0;
-          started.chunks.onReady!(() => {
-            ready += 1;
-            if (ready === 4) resolve();
-          });
-        });
-        expect((await explain(readers)).length).to.equal(1);
-        let taken = 0;
-        for (let chunk = started.chunks.next(); chunk !== WAIT && chunk !== null; chunk = started.chunks.next()) taken += 1;
-        expect(taken).to.equal(4);
-        expect(readers.jobCount).to.equal(1);
-        started.chunks.close();
+        expect(await started.chunks.next()).to.be.instanceOf(Buffer);
+        started.chunks.cancel();
+        expect(await started.chunks.next()).to.equal(null);
         await started.finished;
         expect(readers.jobCount).to.equal(0);
       });

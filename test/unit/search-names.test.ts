@@ -3,16 +3,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { loadContractDocument } from '../../src/contract-document.js';
 import { buildSearchIndex } from '../../src/search/index-builder.js';
-import { searchHitCheck } from '../../src/search/search-hit.js';
+import type { SearchHitCheck } from '../../src/search/search-hit.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { SearchIndexes, sidecarPath } from '../../src/search/search-indexes.js';
 import { SEARCH_KINDS } from '../../src/search/search-kinds.js';
+import { contractSearchHitCheck } from '../helpers/contract.js';
 import { KLS_COLUMNS, buildKls, searchRow } from '../helpers/kls-builder.js';
 import { tempDir } from '../helpers/server.js';
-
-const checkHit = searchHitCheck(loadContractDocument(process.cwd()));
 
 /** Names that stress folding, byte order and trigram edges: accents, ligatures, astral and CJK letters, NUL, short names. */
 const ODD_NAMES = [
@@ -55,8 +53,10 @@ describe('search names in memory', () => {
   let dir: string;
   let remove: () => void;
   let sidecar: string;
+  let checkHit: SearchHitCheck;
 
   before(async () => {
+    checkHit = await contractSearchHitCheck();
     ({ dir, remove } = tempDir('ads-search-names-'));
     const kls = path.join(dir, 'kls.sqlite');
     buildKls(kls, 'names', { search_items: { columns: KLS_COLUMNS.search_items, rows: rows() } });

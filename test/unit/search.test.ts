@@ -4,9 +4,8 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { foldText } from '../../src/search/fold.js';
 import { INDEX_FORMAT, buildSearchIndex } from '../../src/search/index-builder.js';
-import { loadContractDocument } from '../../src/contract-document.js';
-import { searchHitCheck } from '../../src/search/search-hit.js';
 import { SearchIndex } from '../../src/search/search-index.js';
+import { contractSearchHitCheck } from '../helpers/contract.js';
 import { KLS_COLUMNS, buildKls, searchRow } from '../helpers/kls-builder.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -31,7 +30,7 @@ describe('search index', () => {
       });
       const source = new Database(kls, { readonly: true });
       const target = path.join(dir, 'search-index.g1.sqlite');
-      const checkHit = searchHitCheck(loadContractDocument(process.cwd()));
+      const checkHit = await contractSearchHitCheck();
       await buildSearchIndex(source, target, { fingerprint: 'f1', checkHit });
       source.close();
       expect(fs.readdirSync(dir).sort()).to.deep.equal(['kls.sqlite', 'search-index.g1.sqlite']);

@@ -5,6 +5,7 @@ import { readAfsSignal } from '../../src/lineage/signal-summary.js';
 import { readSignalFromAfs } from '../../src/narrative/enrichment.js';
 import { DefinitionParser, PARSER_LIMITS, type ParserLimits } from '../../src/signals/definition-parser.js';
 import { LIMITS } from '../../src/signals/definition-rules.js';
+import { AfsDefinitions } from '../../src/signals/afs-store.js';
 import { StoredDefinitions } from '../../src/signals/stored-definitions.js';
 import { nestedLists } from '../helpers/hostile-yaml.js';
 import { tempDir } from '../helpers/server.js';
@@ -117,8 +118,9 @@ describe('stored definitions', function () {
     fs.writeFileSync(path.join(signals(), 'probe_nested.yaml'), nestedLists(700));
     const summaries: Record<string, { summary: string | null; narrative: string | null }> = {};
     for (const id of ['probe_unbilled_cases', 'probe_linked', 'probe_nested', 'probe_missing']) {
-      const summary = await readAfsSignal(data.dir, stored, id);
-      const narrative = await readSignalFromAfs(data.dir, stored, id);
+      const definitions = new AfsDefinitions(data.dir, stored);
+      const summary = await readAfsSignal(definitions, id);
+      const narrative = await readSignalFromAfs(definitions, id);
       summaries[id] = { summary: summary?.name.en ?? null, narrative: narrative?.name.en ?? null };
     }
     expect(summaries).to.deep.equal({

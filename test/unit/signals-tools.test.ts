@@ -52,10 +52,9 @@ describe('signal tool processes', function () {
 
   it('a one-shot run is killed at its time limit and its output is capped', async () => {
     const limits = { timeoutMs: 300, maxOutputBytes: 1000, cwd: dir.dir };
-    const started = Date.now();
+    // the tool never ends by itself: only the time limit can end the run (the test's timeout catches one that waits on)
     const hang = await runToolOnce([process.execPath, '-e', 'setInterval(() => {}, 1000)'], '', limits).catch((err: unknown) => err);
     expect((hang as Error).message).to.match(/did not finish within 300 ms/);
-    expect(Date.now() - started).to.be.lessThan(3000);
     const flood = await runToolOnce([process.execPath, '-e', 'process.stdout.write("x".repeat(5000))'], '', limits).catch((err: unknown) => err);
     expect((flood as Error).message).to.match(/more than 1000 bytes/);
     const echo = await runToolOnce([process.execPath, '-e', 'process.stdin.pipe(process.stdout)'], 'a; rm -rf / "$(x)"', limits);

@@ -1,0 +1,195 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, type Document, type Operation, type Request } from 'openapi-backend';
+import { accessRules, type AccessRule } from './access.js';
+import { deprecationsOf, type OperationNotices } from './deprecation.js';
+import { operationFactsOf, type OperationFacts } from './request-validator.js';
+import { compiledParseRequest, parseFactsOf, type ParseFacts } from './request-parser.js';
+import { compiledMatchOperation } from './route-matcher.js';
+
+/** A declared response of an operation: its media types and, for a problem, the component its body must fit. */
+export interface DeclaredResponse {
+  readonly mediaTypes: readonly string[];
+  /** It is declared with `application/problem+json`. */
+  readonly problem: boolean;
+  /** The component its problem body must fit, when it names one. */
+  readonly problemSchema: string | undefined;
+}
+
+/** What the server knows of one operation, worked out from the contract once at start. */
+export interface IndexedOperation {
+  readonly operationId: string;
+  /** The path template (`/api/db-status/{tenant}`): a span's `http.route`. */
+  readonly route: string;
+  /** openapi-backend's operation (references resolved, path-level parameters merged). */
+  readonly operation: Operation;
+  /** Who may call it, whether it is audited, what limit it counts against. */
+  readonly rule: AccessRule;
+  /** Its deprecation and that of its parameters; null when nothing of it is deprecated. */
+  readonly deprecation: OperationNotices | null;
+  /** Media types its request body may have; null when it takes no body. */
+  readonly bodyMediaTypes: readonly string[] | null;
+  /** Declared responses by status (`'200'`, `'default'`). */
+  readonly responses: Readonly<Record<string, DeclaredResponse>>;
+  /** What parsing and validating a request of it needs (its query parameters, its path pattern). */
+  readonly parse: ParseFacts;
+  readonly validate: OperationFacts;
+}
+
+const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+const COMPONENTS_ID = 'contract.json';
+/** How a schema passed to `ContractIndex.compile` refers to a component: this, then the component's name. */
+export const COMPONENTS_REF = `${COMPONENTS_ID}#/components/schemas/`;
+
+/**
+ * The contract read once: every operation with its access rule, declared responses and problems, deprecation,
+ * route and the facts its parsing and validation need; the openapi-backend instance whose routing and parsing use
+ * them; and one Ajv over the contract's components for every validator the server compiles itself (problem
+ * bodies, and domain code's checks through `componentValidator`). Every module that needs the contract reads it
+ * here, so that a contract that breaks a rule is refused at start, naming every break.
+ */
+export class ContractIndex {
+  readonly #operations: ReadonlyMap<string, IndexedOperation>;
+  readonly #ajv: Ajv;
+  readonly #components = new Map<string, ValidateFunction>();
+
+  private constructor(
+    readonly api: OpenAPIBackend,
+    operations: ReadonlyMap<string, IndexedOperation>,
+    components: unknown,
+  ) {
+    this.#operations = operations;
+    // allErrors: a domain check reports every issue of a value at once, as request validation lists its errors
+    this.#ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats.default(this.#ajv, { mode: 'full' });
+    this.#ajv.addSchema({ $id: COMPONENTS_ID, components }, COMPONENTS_ID);
+  }
+
+  /** Reads `document` (already checked by redocly lint in CI; the rules of this server are checked here). */
+  static async build(document: Document): Promise<ContractIndex> {
+    const api = await createContractBackend(document, false);
+    const rules = accessRules(document as Parameters<typeof accessRules>[0]);
+    const deprecations = deprecationsOf(document);
+    const operations = new Map<string, IndexedOperation>();
+    for (const operation of api.router.getOperations()) {
+      const operationId = operation.operationId as string;
+      const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
+      operations.set(operationId, {
+        operationId,
+        route: operation.path,
+        operation,
+        rule: rules.get(operationId) as AccessRule,
+        deprecation: deprecations.get(operationId) ?? null,
+        bodyMediaTypes: content === undefined ? null : Object.keys(content),
+        responses: declaredResponses(document, operation),
+        parse: parseFactsOf(operation),
+        validate: operationFactsOf(operation),
+      });
+    }
+    compileRouting(api, (operation) => (operations.get(operation.operationId as string) as IndexedOperation).parse);
+    return new ContractIndex(api, operations, (document as { components?: unknown }).components);
+  }
+
+  /** Every operation, by operationId. */
+  get operations(): ReadonlyMap<string, IndexedOperation> {
+    return this.#operations;
+  }
+
+  /** The operation `operationId`; throws for one the contract lacks (a programming error). */
+  operation(operationId: string): IndexedOperation {
+    const found = this.#operations.get(operationId);
+    if (found === undefined) throw new Error(`openapi.yaml has no operation ${operationId}`);
+    return found;
+  }
+
+  /** The operation a request's method and path match, or undefined (404 or 405: openapi-backend tells which). */
+  match(request: Pick<Request, 'method' | 'path'>): IndexedOperation | undefined {
+    const operation = this.api.router.matchOperation({ ...request, headers: {} });
+    return operation === undefined ? undefined : this.#operations.get(operation.operationId as string);
+  }
+
+  /**
+   * A validator of `#/components/schemas/<name>` compiled once on the shared Ajv (all errors reported, formats
+   * checked). For domain code that checks a value against the contract outside request validation.
+   */
+  componentValidator(name: string): ValidateFunction {
+    let validate = this.#components.get(name);
+    if (validate === undefined) {
+      validate = this.#ajv.getSchema(`${COMPONENTS_REF}${name}`);
+      if (validate === undefined) throw new Error(`openapi.yaml has no schema ${name}`);
+      this.#components.set(name, validate);
+    }
+    return validate;
+  }
+
+  /**
+   * A validator of `schema` compiled on the shared Ajv, where `$ref: COMPONENTS_REF + name` names a component
+   * (`{ type: 'array', items: { $ref: … } }`). Compile once, at start: each call compiles anew.
+   */
+  compile(schema: object): ValidateFunction {
+    return this.#ajv.compile(schema);
+  }
+}
+
+/**
+ * Builds the openapi-backend instance: strict routing, coerced parameters, formats, discriminators, with the
+ * library's routing and parsing compiled (`compileRouting`); `compiled: false` keeps the library's own, for the
+ * tests and the bench that compare the two. The server builds it through `ContractIndex.build`.
+ */
+export async function createContractBackend(definition: Document, compiled = true): Promise<OpenAPIBackend> {
+  const api = new OpenAPIBackend({
+    definition: structuredClone(definition),
+    strict: true,
+    // quick: skip re-validating the document at every start (redocly lint does that in CI) and compile each
+    // operation's validators on its first request instead of all up front: start-up 2 s -> well under 1 s.
+    quick: true,
+    validate: true,
+    coerceTypes: true,
+    ajvOpts: { strict: false, allErrors: false },
+    customizeAjv: (ajv) => {
+      addFormats.default(ajv, { mode: 'full' });
+      return ajv;
+    },
+  });
+  await api.init();
+  if (!compiled) return api;
+  const facts = new Map(api.router.getOperations().map((operation) => [operation.operationId, parseFactsOf(operation)]));
+  compileRouting(api, (operation) => facts.get(operation.operationId) as ParseFacts);
+  return api;
+}
+
+/**
+ * Replaces openapi-backend's routing and parsing, which redo per request what never changes once the contract is
+ * loaded (flattening the document into its operations on every routing call, a RegExp per operation to route a
+ * templated path, each path's parameter pattern compiled again on every parse), with compiled equivalents.
+ */
+function compileRouting(api: OpenAPIBackend, parseFacts: (operation: Operation) => ParseFacts): void {
+  const operations = api.router.getOperations();
+  api.router.getOperations = () => operations;
+  api.router.matchOperation = compiledMatchOperation(api.router, operations) as OpenAPIBackend['router']['matchOperation'];
+  api.router.parseRequest = compiledParseRequest(api.router, parseFacts) as OpenAPIBackend['router']['parseRequest'];
+}
+
+type RawResponse = { $ref?: string; content?: Record<string, { schema?: { $ref?: string } }> };
+
+/** The operation's responses as `document` declares them (references to `#/components/responses/…` followed). */
+function declaredResponses(document: Document, operation: Operation): Record<string, DeclaredResponse> {
+  const item = (document.paths?.[operation.path] ?? {}) as Record<string, { responses?: Record<string, RawResponse> }>;
+  const raw = item[operation.method]?.responses ?? {};
+  const named = (document.components?.responses ?? {}) as Record<string, RawResponse>;
+  const declared: Record<string, DeclaredResponse> = {};
+  for (const [status, given] of Object.entries(raw)) {
+    const response = given.$ref === undefined ? given : named[given.$ref.replace('#/components/responses/', '')];
+    const content = response?.content ?? {};
+    const problem = content[PROBLEM_MEDIA_TYPE];
+    declared[status] = { mediaTypes: Object.keys(content), problem: problem !== undefined, problemSchema: problem?.schema === undefined ? undefined : schemaName(problem.schema) };
+  }
+  return declared;
+}
+
+/** The component name of a problem schema (every problem response refers to one). */
+function schemaName(schema: { $ref?: string }): string {
+  const ref = schema.$ref;
+  if (ref === undefined || !ref.startsWith('#/components/schemas/')) throw new Error('a problem response schema must be a $ref to #/components/schemas/…');
+  return ref.slice('#/components/schemas/'.length);
+}
