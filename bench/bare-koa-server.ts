@@ -1,5 +1,5 @@
 // The floor of a Koa response on this machine: a bare Koa app (`koa` only, one middleware) sending fixed bytes with
-// fixed headers, those of one answer of the real server (bench/scale/jumpbar.ts fetches them). One process.
+// fixed headers, those of one answer of the real server (bench/server.ts fetches them). One process.
 // Usage: node [flags] --import tsx bench/bare-koa-server.ts <answer.json>; prints the port it listens on.
 // answer.json: {"status": 200, "headers": [["content-type", "application/json"], ...], "body": "<base64>"}.
 import fs from 'node:fs';

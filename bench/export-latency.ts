@@ -22,8 +22,8 @@ export interface LatencyPhase {
 export interface LatencyOptions {
   /** Search paths on a tenant other than the costly requests'. */
   searchPaths: readonly string[];
-  /** Phases by name: the costly path repeated meanwhile, or null for none. */
-  phases: Readonly<Record<string, string | null>>;
+  /** Phases by name: the costly request repeated meanwhile, or null for none. */
+  phases: Readonly<Record<string, { path: string; headers?: Record<string, string> } | null>>;
   /** Open-loop rate of each of the two loops, req/s. */
   rate: number;
   seconds: number;
@@ -32,15 +32,15 @@ export interface LatencyOptions {
   clients: number;
 }
 
-/** `clients` loops sending `path` one request at a time, each read to its end, until `done()`. */
-async function repeatUntil(url: string, path: string, clients: number, done: () => boolean): Promise<CostlyRuns> {
+/** `clients` loops sending the costly request one at a time, each read to its end, until `done()`. */
+async function repeatUntil(url: string, costly: { path: string; headers?: Record<string, string> }, clients: number, done: () => boolean): Promise<CostlyRuns> {
   const times: number[] = [];
   let failed = 0;
   const client = async (): Promise<void> => {
     while (!done()) {
       const started = performance.now();
       try {
-        const res = await fetch(url + path);
+        const res = await fetch(url + costly.path, { headers: costly.headers ?? {} });
         await res.arrayBuffer();
         if (res.status === 200) times.push(performance.now() - started);
         else failed += 1;
@@ -56,15 +56,15 @@ async function repeatUntil(url: string, path: string, clients: number, done: () 
 /** Runs every phase in turn against the server at `url`. */
 export async function measureLatency(url: string, options: LatencyOptions): Promise<LatencyPhase[]> {
   const phases: LatencyPhase[] = [];
-  for (const [name, path] of Object.entries(options.phases)) {
+  for (const [name, costly] of Object.entries(options.phases)) {
     let over = false;
     const loops = Promise.all([
       openLoop({ url, paths: ['/health'], rate: options.rate, seconds: options.seconds, warmupSeconds: options.warmupSeconds }),
       openLoop({ url, paths: options.searchPaths, rate: options.rate, seconds: options.seconds, warmupSeconds: options.warmupSeconds }),
     ]).finally(() => (over = true));
-    const costly = path === null ? null : await repeatUntil(url, path, options.clients, () => over);
+    const runs = costly === null ? null : await repeatUntil(url, costly, options.clients, () => over);
     const [health, search] = await loops;
-    phases.push({ name, health, search, costly });
+    phases.push({ name, health, search, costly: runs });
     // what a stalled server still owes the phase is answered before the next one starts
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }

@@ -13,9 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { BODY_LIMIT_BYTES } from '../src/http/body.js';
 import { MAX_JSON_VALUES, MAX_JSON_DEPTH } from '../src/http/json-depth.js';
-import { startBenchServer } from './bench-server.js';
 import { describeOpenLoop, openLoop, type OpenLoopResult } from './open-loop.js';
 import { writeBenchSection } from './report.js';
+import { startServer, thisBuild } from './server.js';
 import { fmt, median } from './stats.js';
 
 const TARGET_P99_MS = 50;
@@ -64,7 +64,7 @@ interface Measured {
 }
 
 async function measure(root: string): Promise<Measured> {
-  const server = await startBenchServer({ LOG_LEVEL: 'error', SIGNAL_TOOLS_PER_MINUTE: '0' }, { root });
+  const server = await startServer({ LOG_LEVEL: 'error', SIGNAL_TOOLS_PER_MINUTE: '0' }, { build: { ...thisBuild(), root } });
   try {
     const sent = bodies();
     for (const { label, text } of sent) if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) throw new Error(`${label}: over the body limit`);

@@ -15,10 +15,10 @@ export function machineLine(): string {
  * Replaces the section `id` of docs/benchmarks.md (between `<!-- bench:id -->` and `<!-- /bench:id -->`) with
  * `markdown` and the machine line; a section not on the page yet is appended. The rest of the page is kept.
  */
-export function writeBenchSection(id: string, markdown: string): void {
+export function writeBenchSection(id: string, markdown: string, command = `npm run bench -- ${id}`): void {
   const start = `<!-- bench:${id} -->`;
   const end = `<!-- /bench:${id} -->`;
-  const body = `${start}\n${markdown.trim()}\n\n_Measured by \`npm run bench -- ${id}\`, ${machineLine()}._\n${end}`;
+  const body = `${start}\n${markdown.trim()}\n\n_Measured by \`${command}\`, ${machineLine()}._\n${end}`;
   const page = fs.existsSync(BENCHMARKS_PAGE) ? fs.readFileSync(BENCHMARKS_PAGE, 'utf8') : '# Benchmarks\n';
   const from = page.indexOf(start);
   const to = page.indexOf(end);

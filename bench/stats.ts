@@ -8,7 +8,13 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[rank]!;
 }
 
-export const median = (values: readonly number[]): number => percentile(values, 50);
+/** Median; the mean of the two middle values for an even count. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+}
 
 /** Rounds for printing. */
 export const fmt = (value: number, digits = 1): string => value.toFixed(digits);
