@@ -6,7 +6,7 @@ import type { Deps } from '../ports.js';
 import { ScopedTenants } from '../tenants/tenants.js';
 import { authenticate, authorize, privateToCaller } from './access.js';
 import { auditRecordOf, type AuditDetails, type AuditRecord, type NamedTargets } from './audit.js';
-import { readJsonBody } from './body.js';
+import { LargeBodyTurns, readJsonBody } from './body.js';
 import type { ContractIndex, IndexedOperation } from './contract-index.js';
 import { deprecationHeaders } from './deprecation.js';
 import { jsonQueryIssues } from './json-depth.js';
@@ -52,6 +52,7 @@ interface Routed {
 export function contractMiddleware(index: ContractIndex, handlers: HandlerMap, deps: Deps, problems: ProblemCheck): Koa.Middleware {
   const api = index.api;
   const verifier = deps.tokens;
+  const turns = new LargeBodyTurns();
   for (const operationId of Object.keys(handlers) as OperationId[]) {
     const { rule } = index.operation(operationId);
     api.register(operationId, async (c: Context, ctx: Koa.Context, routed: Routed) => {
@@ -115,7 +116,7 @@ export function contractMiddleware(index: ContractIndex, handlers: HandlerMap, d
       if (pathIssue !== null) throw invalidRequest([pathIssue]);
       const queryIssues = jsonQueryIssues(entry.validate.jsonQuery, ctx.query);
       if (queryIssues.length > 0) throw invalidRequest(queryIssues);
-      if (carriesBody && entry.bodyMediaTypes !== null) request.body = await readJsonBody(ctx, entry.bodyMediaTypes);
+      if (carriesBody && entry.bodyMediaTypes !== null) request.body = await readJsonBody(ctx, entry.bodyMediaTypes, turns);
       await matched.handle(request, entry.operation, ctx, routed);
     };
     if (verifier === null || entry.rule.role === null) {
@@ -129,7 +130,7 @@ export function contractMiddleware(index: ContractIndex, handlers: HandlerMap, d
       try {
         authorize(routed.caller, entry.rule);
       } catch (err) {
-        await nameBodyOfRefusal(ctx, api, request, entry, record, carriesBody);
+        await nameBodyOfRefusal(ctx, api, request, entry, record, carriesBody, turns);
         throw err;
       }
       await serve();
@@ -170,11 +171,11 @@ export function auditRefusal(index: ContractIndex, signIn: boolean): (ctx: Koa.C
  * as any body) so that the audit line names the tenant and IDs the body names, as it names those of the path and
  * the query. A body that cannot be read (malformed, too large, another media type) leaves the line at the URL's.
  */
-async function nameBodyOfRefusal(ctx: Koa.Context, api: OpenAPIBackend, request: Parameters<OpenAPIBackend['handleRequest']>[0], entry: IndexedOperation, record: AuditRecord, carriesBody: boolean): Promise<void> {
+async function nameBodyOfRefusal(ctx: Koa.Context, api: OpenAPIBackend, request: Parameters<OpenAPIBackend['handleRequest']>[0], entry: IndexedOperation, record: AuditRecord, carriesBody: boolean, turns: LargeBodyTurns): Promise<void> {
   if (!carriesBody || entry.bodyMediaTypes === null) return;
   let body: unknown;
   try {
-    body = await readJsonBody(ctx, entry.bodyMediaTypes);
+    body = await readJsonBody(ctx, entry.bodyMediaTypes, turns);
   } catch {
     return;
   }

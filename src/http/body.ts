@@ -18,23 +18,26 @@ export const DRAIN_LIMIT_BYTES = 8 * BODY_LIMIT_BYTES;
 
 /**
  * Bodies of at least this many bytes (64 KiB) are decoded, parsed and validated one per turn of the event loop (see
- * ownTurn); a smaller one costs well under a millisecond and goes straight on.
+ * LargeBodyTurns); a smaller one costs well under a millisecond and goes straight on.
  */
 export const LARGE_BODY_BYTES = 64 * 1024;
 
-let lastTurn: Promise<void> = Promise.resolve();
-
 /**
- * Resolves in a turn of the event loop of its own, one caller per turn, in the order they asked. What follows a
- * large body (decoding, parse, validation, the answer: milliseconds for 1 MiB) runs without yielding; bodies that
- * finish arriving together would otherwise be worked through back to back while every other client waits. Between
- * two turns the event loop polls, so others wait for one body's work at most
+ * Turns of the event loop handed to large bodies, one caller per turn, in the order they asked; one per app. What
+ * follows a large body (decoding, parse, validation, the answer: milliseconds for 1 MiB) runs without yielding;
+ * bodies that finish arriving together would otherwise be worked through back to back while every other client
+ * waits. Between two turns the event loop polls, so others wait for one body's work at most
  * (docs/decisions/0015-json-bodies-judged-while-they-arrive.md).
  */
-function ownTurn(): Promise<void> {
-  const turn = lastTurn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
-  lastTurn = turn;
-  return turn;
+export class LargeBodyTurns {
+  private last: Promise<void> = Promise.resolve();
+
+  /** Resolves in a turn of the event loop of its own, after every caller that asked before. */
+  next(): Promise<void> {
+    const turn = this.last.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    this.last = turn;
+    return turn;
+  }
 }
 
 /**
@@ -44,7 +47,7 @@ function ownTurn(): Promise<void> {
  * arrives: reading stops at the first value past a limit), for malformed JSON and for a `__proto__` member
  * (prototype poisoning: bourne).
  */
-export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string[]): Promise<unknown> {
+export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string[], turns: LargeBodyTurns): Promise<unknown> {
   const declaredLength = ctx.request.length;
   const chunked = ctx.get('transfer-encoding') !== '';
   if (!chunked && (declaredLength === undefined || declaredLength === 0)) return undefined;
@@ -56,7 +59,7 @@ export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string
     throw new HttpProblem('unsupported-media-type', `request body must be ${mediaTypes.join(' or ')} (UTF-8); got "${contentType || 'no Content-Type'}"`);
   }
   const bytes = await readJudged(ctx);
-  if (bytes.length >= LARGE_BODY_BYTES) await ownTurn();
+  if (bytes.length >= LARGE_BODY_BYTES) await turns.next();
   // UTF-8; a byte order mark is dropped, as the body reader before did
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   if (text.trim() === '') return undefined;
