@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ExportJobSpec, JobReply } from '../reader-threads/protocol.js';
-import { CHUNK_BUFFER_BYTES, firstRows, rowEncoder, type ChunkEncoder } from './csv-chunks.js';
+import { firstRows, rowEncoder, type ChunkEncoder } from './csv-chunks.js';
 import { inodeOf, openExportConnection, rowCeiling } from './export-connection.js';
 import { exportSelect, matchProbe } from './export-sql.js';
 import { blockEncoder, planBlocks } from './rowid-blocks.js';
@@ -26,14 +26,17 @@ export class ExportJob {
   private phase: 'open' | 'probe' | 'stream' | 'over' = 'open';
   private probe: { rows: Iterator<unknown>; matched: number } | null = null;
   private encoder: ChunkEncoder | null = null;
-  /** Where a step encodes its chunk before copying it into a buffer of the chunk's size, which it transfers. */
-  private readonly target = Buffer.allocUnsafeSlow(CHUNK_BUFFER_BYTES);
   private untaken = 0;
 
   constructor(
     private readonly id: number,
     private readonly spec: ExportJobSpec,
     private readonly send: (reply: JobReply, transfer?: ArrayBuffer[]) => void,
+    /**
+     * Where a step encodes its chunk before copying it into a buffer of the chunk's size, which it transfers: the
+     * reader's, shared by its jobs: each step copies its chunk out before it returns.
+     */
+    private readonly target: Buffer,
   ) {}
 
   get runnable(): boolean {

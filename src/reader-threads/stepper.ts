@@ -1,3 +1,4 @@
+import { CHUNK_BUFFER_BYTES } from '../dimensions/csv-chunks.js';
 import { ExportJob } from '../dimensions/export-job.js';
 import { ExplainJob } from '../lineage/explain-job.js';
 import type { JobReply, ReaderRequest } from './protocol.js';
@@ -28,6 +29,12 @@ export class JobStepper {
   private readonly jobs = new Map<number, SteppedJob>();
   private lastStepped = 0;
   private scheduled = false;
+  /**
+   * The buffer every export job of this reader encodes its chunks into, made at its first export: the reader steps
+   * one job at a time and each step copies its chunk out, so its jobs share one instead of allocating about 256 KiB
+   * of native memory each (docs/decisions/0016-memory.md).
+   */
+  private chunkTarget: Buffer | null = null;
 
   constructor(
     private readonly send: SendReply,
@@ -41,7 +48,8 @@ export class JobStepper {
   receive(request: ReaderRequest): void {
     const { id } = request;
     if (request.kind === 'export') {
-      this.jobs.set(id, new ExportJob(id, request.spec, this.send));
+      this.chunkTarget ??= Buffer.allocUnsafeSlow(CHUNK_BUFFER_BYTES);
+      this.jobs.set(id, new ExportJob(id, request.spec, this.send, this.chunkTarget));
     } else if (request.kind === 'explain') {
       this.jobs.set(id, new ExplainJob(id, request.file, request.query, this.send));
     } else if (request.kind === 'credit') {
