@@ -98,10 +98,14 @@ interface Side {
   server?: BenchServer;
   bare?: { url: string; pid: number; stop: () => Promise<void> };
   figures: Partial<Record<Key, number[]>>;
-  failed: number;
+  /** Requests that did not get a 2xx, per load: a failed request's load is named in the report. */
+  failed: Map<string, number>;
 }
 
 const failures = (r: ClosedLoopResult): number => r.errors + [...r.statuses].filter(([s]) => s !== 200).reduce((n, [, c]) => n + c, 0);
+const countFailed = (side: Side, load: string, count: number): void => {
+  if (count > 0) side.failed.set(load, (side.failed.get(load) ?? 0) + count);
+};
 const spreadOf = (values: number[]): number => (Math.max(...values.map((v) => Math.abs(v - median(values)))) / median(values)) * 100;
 
 /** Starts `side`'s server on its own copy of the search tenant, with its views, and its bare Koa. */
@@ -134,22 +138,23 @@ async function round(side: Side, unseen: ReturnType<typeof unseenPaths> | null, 
   let bareRps = Number.NaN;
   if (server !== undefined && (ONLY.has('jumpbar') || ONLY.has('search'))) {
     const bare = await closedLoop(side.bare!, [TENANTS_PATH], options);
-    side.failed += failures(bare);
+    countFailed(side, 'bare Koa', failures(bare));
     bareRps = bare.rps;
   }
   if (server !== undefined && ONLY.has('jumpbar')) {
     const small = await closedLoop(server, [TENANTS_PATH], options);
-    side.failed += failures(small);
+    countFailed(side, 'mode=tenants', failures(small));
     Object.assign(got, { tenantsRps: small.rps, bareRps, tenantsRatio: small.rps / bareRps });
   }
   if (server !== undefined && ONLY.has('views')) {
     const views = await closedLoop(server, [VIEWS_PATH], options);
-    side.failed += failures(views);
+    countFailed(side, 'views', failures(views));
     got.viewsRps = views.rps;
   }
   if (server !== undefined && unseen !== null && ONLY.has('search')) {
     const { closed, open } = await measureSearch(server, unseen, { ...options, rate: RATE });
-    side.failed += failures(closed) + open.non2xx + open.networkErrors + open.timedOut;
+    countFailed(side, 'search, closed loop', failures(closed));
+    countFailed(side, `search, open loop (non-2xx ${open.non2xx}, network ${open.networkErrors}, timed out ${open.timedOut})`, open.non2xx + open.networkErrors + open.timedOut);
     Object.assign(got, { searchRps: closed.rps, searchRatio: closed.rps / bareRps, searchCpu: closed.cpuMsPerRequest, openP99: open.latency.p99 });
   }
   if (side.server !== undefined && ONLY.has('idle')) {
@@ -158,7 +163,7 @@ async function round(side: Side, unseen: ReturnType<typeof unseenPaths> | null, 
   }
   if (ONLY.has('tenants')) {
     const run = await smallTenantsRun(side.build, pristineTenants, tenants, CONCURRENCY);
-    side.failed += run.failed;
+    countFailed(side, 'small tenants', run.failed);
     Object.assign(got, { tenantsRss: run.rssMb, tenantFiles: Math.max(run.kls, run.indexes) });
   }
   for (const key of KEYS) if (got[key] !== undefined) (side.figures[key] ??= []).push(got[key]);
@@ -178,7 +183,7 @@ function cell(side: Side, key: Key): string {
 export async function run(args: string[]): Promise<void> {
   const ref = args[0];
   const builds = ref === undefined ? [thisBuild()] : [buildOf(ref), thisBuild()];
-  const sides: Side[] = builds.map((build) => ({ build, label: `${build.label}, Node ${nodeVersion(build)}`, figures: {}, failed: 0 }));
+  const sides: Side[] = builds.map((build) => ({ build, label: `${build.label}, Node ${nodeVersion(build)}`, figures: {}, failed: new Map() }));
   console.log(`${QUICK ? 'QUICK RUN (REGRESS_QUICK=1: small data, short phases; not figures to quote)' : 'full run'}: ${sides.map((s) => s.label).join(' beside ')}; measures ${[...ONLY].join(', ')}`);
   const loads = ['jumpbar', 'views', 'search', 'idle'].some((m) => ONLY.has(m));
   const data = loads ? generateSearchTenant(ITEMS) : null;
@@ -218,7 +223,7 @@ export async function run(args: string[]): Promise<void> {
     const ratio = older === null ? '' : ` ${fmt(median(current.figures[key] ?? []) / median(older.figures[key] ?? []), 2)} |`;
     return `| ${m.label} | ${m.goal ?? '-'} |${older === null ? '' : ` ${cell(older, key)} |`} ${cell(current, key)} |${ratio}`;
   });
-  const failed = sides.filter((s) => s.failed > 0).map((s) => `${s.label}: ${s.failed} requests failed`);
+  const failed = sides.filter((s) => s.failed.size > 0).map((s) => `${s.label}: ${[...s.failed].map(([load, n]) => `${n} in ${load}`).join(', ')}`);
   const markdown = [
     older === null ? '## The goals, this build' : `## The goals, this build beside ${older.build.label}`,
     '',
