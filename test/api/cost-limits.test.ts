@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import { generateDemo } from '../../src/demo/generate.js';
 import { DEMO_FINDING, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
-import { call, expectProblem } from '../helpers/http.js';
+import { call, expectProblem, heldExport } from '../helpers/http.js';
 import { OidcProvider } from '../helpers/oidc-provider.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { bearer, startSignInServer, type SignInServer } from '../helpers/sign-in.js';
@@ -24,19 +24,6 @@ function postFrom(localAddress: string, url: string, body: unknown): Promise<{ s
     req.on('error', reject);
     req.end(payload);
   });
-}
-
-/** Starts an export and stops reading it after its first bytes: it stays running until `close`. */
-async function heldExport(url: string, headers: Record<string, string> = {}): Promise<{ status: number; close: () => void }> {
-  const request = http.get(url, { headers });
-  const response = await new Promise<http.IncomingMessage>((resolve) => request.once('response', resolve));
-  if (response.statusCode === 200) {
-    await new Promise((resolve) => response.once('data', resolve));
-    response.pause();
-  } else {
-    response.resume();
-  }
-  return { status: response.statusCode!, close: () => request.destroy() };
 }
 
 /** The status of a small export, asked again while it is 429 (a closed download frees its slot once the server notices). */

@@ -1,12 +1,11 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { generateDemo } from '../../src/demo/generate.js';
-import { call, callWithHost, expectProblem } from '../helpers/http.js';
+import { call, callWithHost, expectProblem, heldExport } from '../helpers/http.js';
 import { OidcProvider } from '../helpers/oidc-provider.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { bearer, startSignInServer, type SignInServer } from '../helpers/sign-in.js';
@@ -27,19 +26,6 @@ function rawRequest(base: string, head: string): Promise<{ status: number; body:
     });
     socket.end(`${head}\r\nConnection: close\r\n\r\n`);
   });
-}
-
-/** Starts an export and stops reading it after its first bytes: it holds its slot until `close`. */
-async function heldExport(url: string): Promise<{ status: number; close: () => void }> {
-  const request = http.get(url);
-  const response = await new Promise<http.IncomingMessage>((resolve) => request.once('response', resolve));
-  if (response.statusCode === 200) {
-    await new Promise((resolve) => response.once('data', resolve));
-    response.pause();
-  } else {
-    response.resume();
-  }
-  return { status: response.statusCode!, close: () => request.destroy() };
 }
 
 describe('the host a request names, judged once from what the client cannot choose', function () {

@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { generateDemo } from '../../src/demo/generate.js';
 import { DEMO_FINDING, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { heldExport } from '../helpers/http.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/server.js';
@@ -25,20 +26,8 @@ function narrateFrom(localAddress: string, base: string): Promise<number> {
   });
 }
 
-/** An export from `localAddress` whose client stops reading after the first bytes: it runs until `close`. */
-async function heldExport(localAddress: string, base: string): Promise<{ status: number; close: () => void }> {
-  const request = http.get(`${base}/kantonsspital/dimensions/materials/export`, { localAddress, agent: false });
-  // the instance may be killed while the export runs: its connection breaks
-  request.on('error', () => undefined);
-  const response = await new Promise<http.IncomingMessage>((resolve, reject) => request.once('response', resolve).once('error', reject));
-  if (response.statusCode === 200) {
-    await new Promise((resolve) => response.once('data', resolve));
-    response.pause();
-  } else {
-    response.resume();
-  }
-  return { status: response.statusCode!, close: () => request.destroy() };
-}
+/** The export each held download asks for. */
+const EXPORT = '/kantonsspital/dimensions/materials/export';
 
 /** Polls every 100 ms until `check` is true; fails after `ms`. */
 async function eventually(what: string, ms: number, check: () => Promise<boolean>): Promise<void> {
@@ -90,14 +79,14 @@ describe('limits on costly work shared by several instances on one PostgreSQL', 
   });
 
   it('runs one export at once per caller with EXPORTS_PER_CALLER=1: two started together on two instances give one 200 and one 429', async () => {
-    const both = await Promise.all([heldExport('127.0.0.4', instances[0]!.url), heldExport('127.0.0.4', instances[1]!.url)]);
+    const both = await Promise.all([heldExport(`${instances[0]!.url}${EXPORT}`, { localAddress: '127.0.0.4' }), heldExport(`${instances[1]!.url}${EXPORT}`, { localAddress: '127.0.0.4' })]);
     try {
       expect(both.map((e) => e.status).sort()).to.deep.equal([200, 429]);
       const running = both.find((e) => e.status === 200)!;
       running.close();
       // the slot comes back once the instance has seen the client go
       await eventually('the released slot', 10_000, async () => {
-        const next = await heldExport('127.0.0.4', instances[2]!.url);
+        const next = await heldExport(`${instances[2]!.url}${EXPORT}`, { localAddress: '127.0.0.4' });
         next.close();
         return next.status === 200;
       });
@@ -110,11 +99,11 @@ describe('limits on costly work shared by several instances on one PostgreSQL', 
   // shows on a clock it sets; here, that a killed process's slot does come back (the deadline only guards a hang)
   it('frees the slot of an instance killed with SIGKILL mid-export once its lease has expired', async () => {
     const victim = instances[2]!;
-    const held = await heldExport('127.0.0.5', victim.url);
+    const held = await heldExport(`${victim.url}${EXPORT}`, { localAddress: '127.0.0.5' });
     expect(held.status).to.equal(200);
     await victim.kill();
     await eventually('the expired lease', LEASE_MS + 15_000, async () => {
-      const admitted = await heldExport('127.0.0.5', instances[0]!.url);
+      const admitted = await heldExport(`${instances[0]!.url}${EXPORT}`, { localAddress: '127.0.0.5' });
       admitted.close();
       return admitted.status === 200;
     });
@@ -129,7 +118,7 @@ describe('limits on costly work shared by several instances on one PostgreSQL', 
       for (let i = 0; i < 4; i++) onA.push(await narrateFrom('127.0.0.6', a!.url));
       expect(onA).to.deep.equal([200, 200, 200, 429]);
       expect(await narrateFrom('127.0.0.6', b!.url)).to.equal(200);
-      const exports = [await heldExport('127.0.0.6', a!.url), await heldExport('127.0.0.6', b!.url), await heldExport('127.0.0.6', a!.url)];
+      const exports = [await heldExport(`${a!.url}${EXPORT}`, { localAddress: '127.0.0.6' }), await heldExport(`${b!.url}${EXPORT}`, { localAddress: '127.0.0.6' }), await heldExport(`${a!.url}${EXPORT}`, { localAddress: '127.0.0.6' })];
       expect(exports.map((e) => e.status)).to.deep.equal([200, 200, 429]);
       for (const e of exports) e.close();
     } finally {

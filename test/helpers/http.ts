@@ -116,3 +116,22 @@ function declaredOperations(): DeclaredOperation[] {
   operations = found.sort((a, b) => templated(a) - templated(b));
   return operations;
 }
+
+/**
+ * Starts a download (an export) and stops reading it after its first bytes, so that it keeps running and holds its
+ * slot until `close`. `localAddress` sends it from another loopback address (another client to the limits). A
+ * connection broken later, say by an instance killed while the export runs, is not an error here.
+ */
+export async function heldExport(url: string, options: { headers?: Record<string, string>; localAddress?: string } = {}): Promise<{ status: number; close: () => void }> {
+  const from = options.localAddress === undefined ? {} : { localAddress: options.localAddress, agent: false };
+  const request = http.get(url, { headers: options.headers ?? {}, ...from });
+  request.on('error', () => undefined);
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) => request.once('response', resolve).once('error', reject));
+  if (response.statusCode === 200) {
+    await new Promise((resolve) => response.once('data', resolve));
+    response.pause();
+  } else {
+    response.resume();
+  }
+  return { status: response.statusCode!, close: () => request.destroy() };
+}
