@@ -43,6 +43,25 @@ const DIALECTS: { name: string; config: () => Promise<{ config: AppDbConfig; rem
   },
 ];
 
+/**
+ * Inserts the row `ost.held`, then has `units` update it and hold the write lock (SQLite: the file's; PostgreSQL: the
+ * key's) until `release`; `done` settles when that unit has committed.
+ */
+async function holdLock(units: UnitOfWork): Promise<{ release: () => void; done: Promise<void> }> {
+  await units.write('held', (m) => m.insert(NotebookRow, { tenantId: 'ost.held', createdAt: '0', updatedAt: '0' }));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let holding!: () => void;
+  const holds = new Promise<void>((resolve) => (holding = resolve));
+  const done = units.write('held', async (m) => {
+    await m.update(NotebookRow, { tenantId: 'ost.held' }, { updatedAt: 'holder' });
+    holding();
+    await held;
+  });
+  await holds;
+  return { release, done };
+}
+
 for (const dialect of DIALECTS) {
   describe(`app database units of work on ${dialect.name} (src/appdb/unit-of-work.ts)`, function () {
     this.timeout(60_000);
@@ -112,18 +131,7 @@ for (const dialect of DIALECTS) {
       const impatientConfig = { ...config, lockTimeoutMs: 300 };
       const impatient = await openAppDatabase(impatientConfig, silent);
       try {
-        await units.write('held', (m) => m.insert(NotebookRow, { tenantId: 'ost.held', createdAt: '0', updatedAt: '0' }));
-        let releaseHolder!: () => void;
-        const held = new Promise<void>((resolve) => (releaseHolder = resolve));
-        let holding!: () => void;
-        const holds = new Promise<void>((resolve) => (holding = resolve));
-        // the first instance holds the write lock (SQLite: the file's; PostgreSQL: the key's) until told to go on
-        const holder = units.write('held', async (m) => {
-          await m.update(NotebookRow, { tenantId: 'ost.held' }, { updatedAt: 'holder' });
-          holding();
-          await held;
-        });
-        await holds;
+        const { release: releaseHolder, done: holder } = await holdLock(units);
         // nothing lets the holder go before the refused write ends: only the lock timeout can end it
         const refused = await unitsOf(impatient, impatientConfig).write('held', (m) => m.update(NotebookRow, { tenantId: 'ost.held' }, { updatedAt: 'refused' })).then(
           () => null,
@@ -148,17 +156,7 @@ for (const dialect of DIALECTS) {
         const patientConfig = { ...config, lockTimeoutMs: 60_000 };
         const patient = await openAppDatabase(patientConfig, silent);
         try {
-          await units.write('held', (m) => m.insert(NotebookRow, { tenantId: 'ost.held', createdAt: '0', updatedAt: '0' }));
-          let releaseHolder!: () => void;
-          const held = new Promise<void>((resolve) => (releaseHolder = resolve));
-          let holding!: () => void;
-          const holds = new Promise<void>((resolve) => (holding = resolve));
-          const holder = units.write('held', async (m) => {
-            await m.update(NotebookRow, { tenantId: 'ost.held' }, { updatedAt: 'holder' });
-            holding();
-            await held;
-          });
-          await holds;
+          const { release: releaseHolder, done: holder } = await holdLock(units);
           const waiter = unitsOf(patient, patientConfig).write('held', async (m) => {
             const seen = await m.findOneByOrFail(NotebookRow, { tenantId: 'ost.held' });
             await m.update(NotebookRow, { tenantId: 'ost.held' }, { updatedAt: `after ${seen.updatedAt}` });
