@@ -263,12 +263,13 @@ export function fetchAnswer(url: string): Promise<FixedAnswer> {
 }
 
 /**
- * Starts bare Koa (bench/bare-koa-server.ts) sending `answer`, on `build`'s Node.js with the V8 flags of its `start`
- * script, so that a ratio to it compares the server with the floor of a Koa response on the same runtime.
+ * Starts bare Koa (bench/bare-koa-server.ts) sending `answers` in turn, whatever the request, on `build`'s Node.js
+ * with the V8 flags of its `start` script, so that a ratio to it compares the server with the floor of a Koa
+ * response of the same bytes on the same runtime.
  */
-export async function startBareKoa(answer: FixedAnswer, build: Build = thisBuild()): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const answerFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-bare-')), 'answer.json');
-  fs.writeFileSync(answerFile, JSON.stringify({ status: answer.status, headers: answer.headers, body: answer.body.toString('base64') }));
+export async function startBareKoa(answers: readonly FixedAnswer[], build: Build = thisBuild()): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const answerFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-bare-')), 'answers.json');
+  fs.writeFileSync(answerFile, JSON.stringify(answers.map((answer) => ({ status: answer.status, headers: answer.headers, body: answer.body.toString('base64') }))));
   const flags = serverArgs(build.root).slice(0, -1);
   const child = spawn(build.node, [...flags, '--import', import.meta.resolve('tsx'), path.join(checkout, 'bench', 'bare-koa-server.ts'), answerFile], {
     cwd: checkout,
