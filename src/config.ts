@@ -56,6 +56,12 @@ export interface Config {
    */
   readonly readerThreads: boolean;
   /**
+   * SEARCH_THREAD: the searches of sidecars of more than 500 items, and their names in memory, on a thread of their
+   * own beside the main thread (docs/decisions/0017); off, on the main thread. Off by default where the machine has
+   * one core.
+   */
+  readonly searchThread: boolean;
+  /**
    * TENANT_HANDLES_MAX: open tenant connections (KLS files), and as many open search sidecars, beyond which
    * idle ones are closed, least recently used first, and reopened on demand.
    */
@@ -270,6 +276,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
     signalToolTimeoutMs: integer('SIGNAL_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
     searchMemoryBytes: integer('SEARCH_MEMORY_MB', 128, 0, 1_048_576) * 1024 * 1024,
     readerThreads: oneOf('READER_THREADS', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
+    searchThread: oneOf('SEARCH_THREAD', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
     tenantHandlesMax: integer('TENANT_HANDLES_MAX', 64, 1, 65_536),
     responseValidation: oneOf('RESPONSE_VALIDATION', ['on', 'off'] as const, 'on') === 'on',
     corsOrigins: (text('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),

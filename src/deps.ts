@@ -37,6 +37,7 @@ import type { KlsStore } from './store/kls-store.js';
 import { AfsDefinitions } from './signals/afs-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
+import { SearchThread } from './search/search-thread.js';
 import { SearchIndexes } from './search/search-indexes.js';
 import { prebuildSearchIndex } from './search/tenant-search.js';
 
@@ -79,6 +80,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     new SearchResultCache(RESULT_CACHE_ENTRIES, { hits: metrics.searchCacheHits, misses: metrics.searchCacheMisses }),
     config.tenantHandlesMax,
     { inc: (amount) => metrics.tenantFilesClosed.inc({ kind: 'search_index' }, amount) },
+    config.searchThread ? new SearchThread() : null,
   );
   metrics.watchOpenTenantFiles(() => ({ kls: tenants.openHandles, search_index: searchIndexes.openIndexes }));
   // Every file put in service gets its search index built in the background, before its first search.

@@ -5,6 +5,7 @@ import { foldText } from './fold.js';
 import { ftsTableOf } from './index-builder.js';
 import { NAME_END, NameIndex } from './name-index.js';
 import { PER_KIND_LIMIT, SEARCH_KINDS, type SearchKind } from './search-kinds.js';
+import type { SearchThread } from './search-thread.js';
 import { SIDECAR_CACHE_KIB, encodeHitRows, prepareHits } from './sidecar-hits.js';
 
 /** The contract's SearchResults: nine arrays of hits, best first. */
@@ -52,6 +53,13 @@ export class SearchIndex {
   private names: NameIndex | null = null;
   /** Items in the sidecar, as its build recorded them (Infinity when not recorded). */
   private readonly items: number;
+  /**
+   * The same sidecar open on the search thread, which then holds the names and answers the searches (`find`); null
+   * for a small sidecar, without a search thread, or once the thread has failed this index.
+   */
+  private remote: { thread: SearchThread; key: number } | null = null;
+  /** Bytes of the names the search thread holds for this index. */
+  private remoteNamesBytes = 0;
 
   private constructor(
     private readonly db: Database.Database,
@@ -75,16 +83,22 @@ export class SearchIndex {
     return this.statements;
   }
 
-  /** Opens a finished sidecar file read-only. */
-  static open(file: string, generation: number): SearchIndex {
+  /**
+   * Opens a finished sidecar file read-only; one of more than NAMES_ON_THIS_THREAD_MAX_ITEMS items is opened on
+   * `thread` too, when given, which then answers its searches (`find`) and holds its names.
+   */
+  static open(file: string, generation: number, thread: SearchThread | null = null): SearchIndex {
     const db = new Database(file, { readonly: true, fileMustExist: true });
+    let index: SearchIndex;
     try {
       db.pragma(`cache_size = -${SIDECAR_CACHE_KIB}`);
-      return new SearchIndex(db, file, generation);
+      index = new SearchIndex(db, file, generation);
     } catch (err) {
       db.close();
       throw err;
     }
+    if (thread !== null && !index.namesReadHere) index.remote = { thread, key: thread.open(file, generation) };
+    return index;
   }
 
   /** Reads `index_info` of a sidecar file without keeping it open (null when it is not a finished sidecar). */
@@ -106,15 +120,21 @@ export class SearchIndex {
     return !this.db.open;
   }
 
-  /** Takes the index out of service and closes its connection. */
+  /** Takes the index out of service and closes its connection (and its search thread's). */
   close(): void {
     this.names = null;
+    this.leaveThread();
     if (this.db.open) this.db.close();
   }
 
-  /** Bytes held by the in-memory names (0 before loadNames, or after close). */
+  /** Whether the search thread answers this index's searches. */
+  get onThread(): boolean {
+    return this.remote !== null;
+  }
+
+  /** Bytes held by the in-memory names, here or on the search thread (0 before loadNames, or after close). */
   get namesBytes(): number {
-    return this.names?.bytes ?? 0;
+    return this.remote !== null ? this.remoteNamesBytes : (this.names?.bytes ?? 0);
   }
 
   /**
@@ -124,6 +144,12 @@ export class SearchIndex {
    * index was closed meanwhile). Results are the same either way; only the cost differs.
    */
   async loadNames(onThisThreadMaxItems = NAMES_ON_THIS_THREAD_MAX_ITEMS): Promise<number> {
+    const remote = this.remote;
+    if (remote !== null) {
+      const bytes = await remote.thread.loadNames(remote.key);
+      if (this.remote === remote) this.remoteNamesBytes = bytes;
+      return this.namesBytes;
+    }
     if (this.names === null && !this.isClosed) {
       const names = this.items <= onThisThreadMaxItems ? NameIndex.read(this.db) : await NameIndex.load(this.file, () => this.isClosed);
       if (names !== null && !this.isClosed) this.names = names;
@@ -139,6 +165,38 @@ export class SearchIndex {
   /** Drops the in-memory names (searches go back to the sidecar's statements). */
   dropNames(): void {
     this.names = null;
+    if (this.remote !== null) {
+      this.remote.thread.dropNames(this.remote.key);
+      this.remoteNamesBytes = 0;
+    }
+  }
+
+  /**
+   * `search`, answered by the search thread when this index is open there, otherwise here; the same bytes either
+   * way. When the thread cannot answer (it failed or ended), this index leaves it and searches here from then on,
+   * on the sidecar's statements until its names are read again.
+   */
+  async find(query: string): Promise<EncodedResults> {
+    const remote = this.remote;
+    if (remote === null) return this.search(query);
+    const folded = foldText(query);
+    if (this.isClosed) throw new Error('the search index is closed');
+    if (folded === '' || folded.includes(NAME_END)) return EMPTY_RESULTS;
+    try {
+      const body = await remote.thread.search(remote.key, folded);
+      return body === null ? EMPTY_RESULTS : new EncodedJson<SearchResults>(body);
+    } catch (err) {
+      if (this.isClosed) throw err;
+      if (this.remote === remote) this.leaveThread();
+      return this.search(query);
+    }
+  }
+
+  private leaveThread(): void {
+    if (this.remote === null) return;
+    this.remote.thread.close(this.remote.key);
+    this.remote = null;
+    this.remoteNamesBytes = 0;
   }
 
   /**

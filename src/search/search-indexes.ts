@@ -9,6 +9,7 @@ import { foldText } from './fold.js';
 import { SearchResultCache } from './result-cache.js';
 import type { SearchHitCheck } from './search-hit.js';
 import { EMPTY_RESULTS, SearchIndex, type EncodedResults } from './search-index.js';
+import type { SearchThread } from './search-thread.js';
 
 /** The KLS generation a search runs on: which tenant, where its files live, and a leased connection. */
 export interface IndexSource {
@@ -68,6 +69,8 @@ export class SearchIndexes {
     readonly maxOpen: number = DEFAULT_TENANT_HANDLES_MAX,
     /** Counts the idle indexes closed to stay within `maxOpen`. */
     private readonly closedCount?: Count,
+    /** Answers the searches of large sidecars and holds their names, beside the main thread (null: all here). */
+    private readonly thread: SearchThread | null = null,
   ) {}
 
   /** Sidecars open now (in service; older generations close as soon as the newer one is open). */
@@ -104,20 +107,27 @@ export class SearchIndexes {
     for (;;) {
       const slot = this.slotFor(source);
       this.touch(source.compositeId, slot);
-      let index: SearchIndex;
+      // the slot is not closed to stay within the bound while this search waits for it or runs on it
       slot.users += 1;
+      let index: SearchIndex | null = null;
+      let results: EncodedResults | null = null;
       try {
         index = await slot.ready;
+        // A newer generation may have replaced (and closed) this index while we waited.
+        if (!index.isClosed) {
+          const key = SearchResultCache.keyOf(source.compositeId, index.generation, folded);
+          const cached = this.cache.get(key);
+          if (cached !== undefined) return cached;
+          results = await index.find(folded);
+          this.cache.set(key, results);
+        }
+      } catch (err) {
+        // closed while the search thread was answering: the slot that replaced it answers
+        if (index === null || !index.isClosed || this.closed) throw err;
       } finally {
         slot.users -= 1;
       }
-      // A newer generation may have replaced (and closed) this index while we waited.
-      if (!index.isClosed) {
-        const key = SearchResultCache.keyOf(source.compositeId, index.generation, folded);
-        const cached = this.cache.get(key);
-        if (cached !== undefined) return cached;
-        const results = index.search(folded);
-        this.cache.set(key, results);
+      if (results !== null) {
         this.trim();
         return results;
       }
@@ -208,6 +218,7 @@ export class SearchIndexes {
     this.namesCharged.clear();
     for (const slot of this.slots.values()) void slot.ready.then((index) => this.retire(index), () => undefined);
     this.slots.clear();
+    this.thread?.stop();
   }
 
   /** Closes an index that is no longer in service and returns its names' bytes to the budget. */
@@ -257,7 +268,7 @@ export class SearchIndexes {
       info !== null && source.fingerprint !== null && info['format'] === INDEX_FORMAT && info['fingerprint'] === source.fingerprint &&
       info['contract'] === this.checkHit.contract; // hits checked against another contract are checked again
     if (reusable) {
-      return SearchIndex.open(file, source.generation);
+      return SearchIndex.open(file, source.generation, this.closed ? null : this.thread);
     }
     const started = performance.now();
     await buildSearchIndex(source.db, file, { fingerprint: source.fingerprint, checkHit: this.checkHit });
@@ -265,7 +276,7 @@ export class SearchIndexes {
       { tenant: source.compositeId, generation: source.generation, ms: Math.round(performance.now() - started) },
       'search index built',
     );
-    return SearchIndex.open(file, source.generation);
+    return SearchIndex.open(file, source.generation, this.closed ? null : this.thread);
   }
 
   private removeOtherFiles(dir: string, keep: number): void {

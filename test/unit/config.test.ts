@@ -123,4 +123,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ READER_THREADS: 'off' }, '/srv', 8).readerThreads).to.equal(false);
     expect(() => loadConfig({ READER_THREADS: 'yes' })).to.throw(ConfigError, /READER_THREADS/);
   });
+
+  it('answers the searches of large sidecars on the search thread by default only where there is more than one core', () => {
+    expect(loadConfig({}, '/srv', 2).searchThread).to.equal(true);
+    expect(loadConfig({}, '/srv', 1).searchThread).to.equal(false);
+    expect(loadConfig({ SEARCH_THREAD: 'on' }, '/srv', 1).searchThread).to.equal(true);
+    expect(loadConfig({ SEARCH_THREAD: 'off' }, '/srv', 8).searchThread).to.equal(false);
+    expect(() => loadConfig({ SEARCH_THREAD: 'yes' })).to.throw(ConfigError, /SEARCH_THREAD/);
+  });
 });

@@ -8,6 +8,7 @@ import type { SearchHitCheck } from '../../src/search/search-hit.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { SearchIndexes, sidecarPath } from '../../src/search/search-indexes.js';
 import { SEARCH_KINDS } from '../../src/search/search-kinds.js';
+import { SearchThread } from '../../src/search/search-thread.js';
 import { contractSearchHitCheck } from '../helpers/contract.js';
 import { KLS_COLUMNS, buildKls, searchRow } from '../helpers/kls-builder.js';
 import { tempDir } from '../helpers/server.js';
@@ -90,6 +91,75 @@ describe('search names in memory', () => {
       }
     });
   }
+
+  it('answers every query byte for byte as the sidecar statements do, on the search thread, with the names held there', async () => {
+    const thread = new SearchThread();
+    const statements = SearchIndex.open(sidecar, 1);
+    const remote = SearchIndex.open(sidecar, 1, thread);
+    try {
+      expect({ onThread: remote.onThread, running: thread.isRunning }).to.deep.equal({ onThread: true, running: true });
+      const names = await remote.loadNames();
+      expect(names, 'bytes of the names the thread read').to.be.greaterThan(0);
+      expect(remote.namesBytes).to.equal(names);
+      const different: string[] = [];
+      for (const q of queries()) {
+        if ((await remote.find(q)).bytes.toString() !== statements.search(q).bytes.toString()) different.push(JSON.stringify(q));
+      }
+      expect(different, `queries answered differently: ${different.slice(0, 10).join(', ')}`).to.deep.equal([]);
+      remote.close();
+      expect(thread.isRunning, 'the thread ends with the last index open on it').to.equal(false);
+    } finally {
+      statements.close();
+      remote.close();
+      thread.stop();
+    }
+  });
+
+  it('searches on its own connection, with the same answers, once the search thread has gone', async () => {
+    const thread = new SearchThread();
+    const statements = SearchIndex.open(sidecar, 1);
+    const remote = SearchIndex.open(sidecar, 1, thread);
+    try {
+      await remote.loadNames();
+      const expected = statements.search('kosten').bytes.toString();
+      expect((await remote.find('kosten')).bytes.toString()).to.equal(expected);
+      const asked = remote.find('station');
+      thread.stop();
+      expect((await asked).bytes.toString(), 'a search the thread had not answered').to.equal(statements.search('station').bytes.toString());
+      expect({ onThread: remote.onThread, namesBytes: remote.namesBytes }).to.deep.equal({ onThread: false, namesBytes: 0 });
+      expect((await remote.find('kosten')).bytes.toString()).to.equal(expected);
+      expect(thread.started, 'no thread started again for it').to.equal(1);
+    } finally {
+      statements.close();
+      remote.close();
+    }
+  });
+
+  it('charges the names the search thread holds to SEARCH_MEMORY_MB and ends the thread with the indexes', async () => {
+    const db = new Database(path.join(dir, 'kls.sqlite'), { readonly: true });
+    const own = path.join(dir, 'thread');
+    fs.mkdirSync(own);
+    fs.copyFileSync(sidecar, sidecarPath(own, 1));
+    const thread = new SearchThread();
+    const without = new SearchIndexes(pino({ level: 'silent' }), checkHit, 64 * 1024 * 1024);
+    const indexes = new SearchIndexes(pino({ level: 'silent' }), checkHit, 64 * 1024 * 1024, undefined, undefined, undefined, thread);
+    const source = { compositeId: 'lab.names', dir: own, generation: 1, fingerprint: 'f', db };
+    try {
+      const expected = (await without.search(source, 'kosten')).bytes.toString();
+      expect((await indexes.search(source, 'kosten')).bytes.toString()).to.equal(expected);
+      expect(thread.isRunning).to.equal(true);
+      await indexes.namesSettled();
+      await without.namesSettled();
+      expect(indexes.namesBytes).to.be.greaterThan(1024);
+      expect(indexes.namesBytes, 'the same names, held by the thread').to.equal(without.namesBytes);
+      indexes.close();
+      expect(thread.isRunning).to.equal(false);
+    } finally {
+      indexes.close();
+      without.close();
+      db.close();
+    }
+  });
 
   it('reads the names of a sidecar up to the item bound before loadNames returns, and those of a larger one on a worker', async () => {
     const items = Number(SearchIndex.readInfo(sidecar)?.['items']);
