@@ -51,8 +51,10 @@ export async function startServer(config: Config, log: Logger, options: DepsOpti
   let closing = false;
   // Once requests stop: the result cache's bodies and V8's pooled pages go back (docs/decisions/0016-memory.md).
   const quiet = new QuietRelease(() => {
+    const started = performance.now();
     deps.searchIndexes.cache.clear();
     collectAllGarbage();
+    log.info({ ms: Math.round(performance.now() - started), rssMb: Math.round(process.memoryUsage.rss() / 1048576) }, 'quiet: memory released');
   });
   // Node closes a closing server's keep-alive connections only once they are idle, and a response sent meanwhile
   // would keep its connection open: while closing, each answer ends its connection.
