@@ -8,10 +8,10 @@ import { SEARCH_KINDS } from './search-kinds.js';
 export const NAME_END = '\u0000';
 
 /** Rows read per statement while building. */
-const CHUNK = 1000;
+const CHUNK = 500;
 
 /** Items per step of a build's loops over the items (a few milliseconds of work). */
-const SLICE_ITEMS = 1000;
+const SLICE_ITEMS = 500;
 
 /**
  * Work between two give-ways of a names load on the serving thread: a request that arrives meanwhile waits at most
@@ -293,7 +293,7 @@ function eachTrigram(text: Uint8Array, start: number, end: number, masks: Map<nu
 }
 
 /** One kind's names at once. */
-export function buildKindNames(db: Database.Database, rank: number): KindNames | null {
+function buildKindNames(db: Database.Database, rank: number): KindNames | null {
   const steps = kindNamesSteps(db, rank);
   for (;;) {
     const step = steps.next();
