@@ -5,6 +5,7 @@ import { answerClientError } from './http/client-error.js';
 import type { Config } from './config.js';
 import { createDeps, type DepsOptions, type OwnedDeps } from './deps.js';
 import type { Logger } from './logger.js';
+import { QuietRelease, collectAllGarbage } from './memory/quiet-release.js';
 
 /** A listening server and the means to stop it gracefully. */
 export interface RunningServer {
@@ -48,9 +49,17 @@ export async function startServer(config: Config, log: Logger, options: DepsOpti
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   let closing = false;
+  // Once requests stop: the result cache's bodies and V8's pooled pages go back (docs/decisions/0016-memory.md).
+  const quiet = new QuietRelease(() => {
+    const started = performance.now();
+    deps.searchIndexes.cache.clear();
+    collectAllGarbage();
+    log.info({ ms: Math.round(performance.now() - started), rssMb: Math.round(process.memoryUsage.rss() / 1048576) }, 'quiet: memory released');
+  });
   // Node closes a closing server's keep-alive connections only once they are idle, and a response sent meanwhile
   // would keep its connection open: while closing, each answer ends its connection.
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    quiet.touch();
     if (closing) res.shouldKeepAlive = false;
     res.once('finish', () => {
       if (closing) setImmediate(() => server.closeIdleConnections());
@@ -64,6 +73,7 @@ export async function startServer(config: Config, log: Logger, options: DepsOpti
     stop(graceMs = config.shutdown.timeoutMs, delayMs = config.shutdown.delayMs) {
       stopping ??= (async () => {
         deps.drain.begin();
+        quiet.stop();
         if (delayMs > 0) await wait(delayMs);
         closing = true;
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

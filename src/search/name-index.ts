@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import { ADDON_LOADED, addonLoaded, startWorker } from '../worker-entry.js';
 import { SEARCH_KINDS } from './search-kinds.js';
 
 /**
@@ -9,7 +8,16 @@ import { SEARCH_KINDS } from './search-kinds.js';
 export const NAME_END = '\u0000';
 
 /** Rows read per statement while building. */
-const CHUNK = 4000;
+const CHUNK = 500;
+
+/** Items per step of a build's loops over the items (a few milliseconds of work). */
+const SLICE_ITEMS = 500;
+
+/**
+ * Work between two give-ways of a names load on the serving thread: a request that arrives meanwhile waits at most
+ * about this long (plus one step) for it.
+ */
+const SLICE_MS = 4;
 
 /** Positions are kept modulo this (a 4-bit mask per posting): enough to drop most trigrams that are not adjacent. */
 const POSITION_CLASSES = 4;
@@ -116,43 +124,34 @@ export class NameIndex {
   ) {}
 
   /**
-   * Reads the names of the finished sidecar `file` in a worker thread (its transient memory and CPU stay off
-   * the main thread and are released when it ends) and answers them, or null when `stop()` turned true
-   * meanwhile. Rejects when the worker fails.
+   * Reads the names of an open sidecar on the calling thread in slices of about `sliceMs` of work each, giving way
+   * to other tasks (requests) between them, and answers them, or null when `stop()` turned true meanwhile. A
+   * worker thread would keep this thread free but costs an isolate of its own, and the C allocator keeps what it
+   * used in the thread's arena around the names it sent back (docs/decisions/0016-memory.md). Between slices the
+   * connection is free: no statement is left open across them.
    */
-  static load(file: string, stop: () => boolean): Promise<NameIndex | null> {
-    return new Promise((resolve, reject) => {
-      const kinds: (KindNames | null)[] = SEARCH_KINDS.map(() => null);
-      const worker = startWorker(import.meta.url, 'name-index-worker', { file } satisfies NameWorkerData, { maxYoungGenerationSizeMb: 8 });
-      const loaded = addonLoaded(worker);
-      let settled = false;
-      const settle = (outcome: () => void): void => {
-        if (settled) return;
-        settled = true;
-        clearInterval(watch);
-        void loaded.then(() => worker.terminate());
-        outcome();
-      };
-      // a closed sidecar no longer wants its names: stop the worker
-      const watch = setInterval(() => {
-        if (stop()) settle(() => resolve(null));
-      }, 100);
-      worker.on('message', (message: NameWorkerMessage) => {
-        if (message.kind === 'addon-loaded') return;
-        if (message.kind === 'names') kinds[message.rank] = fromTransfer(message);
-        else if (message.kind === 'error') settle(() => reject(new Error(message.message)));
-        else settle(() => resolve(stop() ? null : NameIndex.of(kinds)));
-      });
-      worker.on('error', (err) => settle(() => reject(err)));
-      worker.on('exit', (code) => settle(() => reject(new Error(`the names worker exited with code ${code}`))));
-    });
+  static async load(db: Database.Database, stop: () => boolean, sliceMs = SLICE_MS): Promise<NameIndex | null> {
+    const kinds: (KindNames | null)[] = [];
+    for (let rank = 0; rank < SEARCH_KINDS.length; rank++) {
+      const steps = kindNamesSteps(db, rank);
+      let sliceStarted = performance.now();
+      for (;;) {
+        if (performance.now() - sliceStarted >= sliceMs) {
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStarted = performance.now();
+        }
+        if (stop()) return null;
+        const step = steps.next();
+        if (step.done === true) {
+          kinds.push(step.value);
+          break;
+        }
+      }
+    }
+    return NameIndex.of(kinds);
   }
 
-  /**
-   * Reads the names of an open sidecar on the calling thread, synchronously: for small sidecars, whose names take
-   * less time to read than a thread takes to start (a thread also costs its own heap, and the C allocator keeps
-   * part of what each one used).
-   */
+  /** Reads the names of an open sidecar on the calling thread, at once: for small sidecars (tests, few items). */
   static read(db: Database.Database): NameIndex {
     return NameIndex.of(SEARCH_KINDS.map((_, rank) => buildKindNames(db, rank)));
   }
@@ -293,12 +292,22 @@ function eachTrigram(text: Uint8Array, start: number, end: number, masks: Map<nu
   for (const [trigram, mask] of masks) visit(trigram, mask);
 }
 
+/** One kind's names at once. */
+function buildKindNames(db: Database.Database, rank: number): KindNames | null {
+  const steps = kindNamesSteps(db, rank);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
 /**
- * Builds one kind's names (in the names worker) in three parts that hold no per-posting JS objects: the text
- * (read from the sidecar), the postings (counted, then filled into typed arrays and encoded), the sorted names
- * (read in order from `name_keys`).
+ * Builds one kind's names in steps of at most SLICE_ITEMS items or CHUNK rows (the generator yields between them),
+ * in three parts that allocate nothing besides the arrays they answer (no per-posting JS objects, no scratch typed
+ * arrays): the text (read from the sidecar), the postings (sized in one pass, written in a second), the sorted
+ * names (read in order from `name_keys`, a page at a time).
  */
-export function buildKindNames(db: Database.Database, rank: number): KindNames | null {
+function* kindNamesSteps(db: Database.Database, rank: number): Generator<void, KindNames | null> {
   const kind = SEARCH_KINDS[rank]!;
   const range = db.prepare('SELECT min(id) AS first, max(id) AS last FROM items WHERE kind = ?').get(kind) as { first: number | null; last: number | null };
   if (range.first === null || range.last === null) return null;
@@ -323,126 +332,79 @@ export function buildKindNames(db: Database.Database, rank: number): KindNames |
       }
       next = id + 1;
     }
+    yield;
   }
   for (let item = next - first; item <= count; item++) starts[item] = offset;
   const text = new Uint8Array(offset);
   Buffer.from(text.buffer, 0, offset).write(parts.join(''), 'utf8');
   parts.length = 0;
+  yield;
 
-  // 2. Postings: count the items per trigram, then fill each list in item order and encode it.
+  // 2. Postings: the encoded size of each list (numbered as their trigrams are first seen), then each list
+  // written in item order at its own cursor. Per list one LEB128 number per item: `gap * 16 + mask`.
   const masks = new Map<number, number>();
   const lists = new Map<number, number>();
-  let counts: number[] = [];
+  const sizes: number[] = [];
+  const previous: number[] = [];
   for (let item = 0; item < count; item++) {
-    eachTrigram(text, starts[item]!, starts[item + 1]!, masks, (trigram) => {
-      const list = lists.get(trigram);
+    eachTrigram(text, starts[item]!, starts[item + 1]!, masks, (trigram, mask) => {
+      let list = lists.get(trigram);
       if (list === undefined) {
-        lists.set(trigram, counts.length);
-        counts.push(1);
-      } else {
-        counts[list]! += 1;
+        list = sizes.length;
+        lists.set(trigram, list);
+        sizes.push(0);
+        previous.push(-1);
       }
+      sizes[list]! += varintLength((item - previous[list]! - 1) * 16 + mask);
+      previous[list] = item;
     });
+    if (item % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
   }
-  const fillAt = new Uint32Array(counts.length + 1);
-  for (let list = 0; list < counts.length; list++) fillAt[list + 1] = fillAt[list]! + counts[list]!;
-  const total = fillAt[counts.length]!;
-  counts = [];
-  const items = new Uint32Array(total);
-  const itemMasks = new Uint8Array(total);
+  const listCount = sizes.length;
+  const listStarts = new Uint32Array(listCount + 1);
+  for (let list = 0; list < listCount; list++) listStarts[list + 1] = listStarts[list]! + sizes[list]!;
+  const bytes = new Uint8Array(listStarts[listCount]!);
+  const cursors = Array.from(listStarts.subarray(0, listCount));
+  previous.fill(-1);
   for (let item = 0; item < count; item++) {
     eachTrigram(text, starts[item]!, starts[item + 1]!, masks, (trigram, mask) => {
       const list = lists.get(trigram)!;
-      const at = fillAt[list]!++;
-      items[at] = item;
-      itemMasks[at] = mask;
-    });
-  }
-  // fillAt[k] now ends list k; list k starts where list k - 1 ends
-  const listCount = lists.size;
-  const listStarts = new Uint32Array(listCount + 1);
-  let size = 0;
-  for (let list = 0, at = 0; list < listCount; list++) {
-    let previous = -1;
-    for (; at < fillAt[list]!; at++) {
-      size += varintLength((items[at]! - previous - 1) * 16 + itemMasks[at]!);
-      previous = items[at]!;
-    }
-  }
-  const bytes = new Uint8Array(size);
-  let written = 0;
-  for (let list = 0, at = 0; list < listCount; list++) {
-    listStarts[list] = written;
-    let previous = -1;
-    for (; at < fillAt[list]!; at++) {
-      let value = (items[at]! - previous - 1) * 16 + itemMasks[at]!;
-      previous = items[at]!;
+      let value = (item - previous[list]! - 1) * 16 + mask;
+      previous[list] = item;
+      let at = cursors[list]!;
       while (value >= 0x80) {
-        bytes[written++] = (value % 0x80) | 0x80;
+        bytes[at++] = (value % 0x80) | 0x80;
         value = Math.floor(value / 0x80);
       }
-      bytes[written++] = value;
-    }
+      bytes[at++] = value;
+      cursors[list] = at;
+    });
+    if (item % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
   }
-  listStarts[listCount] = written;
 
-  // 3. The sorted names come from the sidecar's (kind_rank, fold, item) index: SQLite's own order.
+  // 3. The sorted names come from the sidecar's (kind_rank, fold, item) index: SQLite's own order, a page at a time
+  // (keyset on the index), so that no statement stays open between steps.
   const names = (db.prepare('SELECT count(*) AS n FROM name_keys WHERE kind_rank = ?').get(rank) as { n: number }).n;
-  const sortedNames = new Uint32Array(names);
-  const keys = db.prepare('SELECT fold, item FROM name_keys WHERE kind_rank = ? ORDER BY fold, item').raw();
+  let sortedNames = new Uint32Array(names);
+  const firstPage = db.prepare(`SELECT fold, item FROM name_keys WHERE kind_rank = ? ORDER BY fold, item LIMIT ${CHUNK}`).raw();
+  const nextPage = db.prepare(`SELECT fold, item FROM name_keys WHERE kind_rank = ? AND (fold, item) > (?, ?) ORDER BY fold, item LIMIT ${CHUNK}`).raw();
   let filled = 0;
-  for (const [fold, id] of keys.iterate(rank) as IterableIterator<[string, number]>) {
-    const item = id - first;
-    if (filled >= names || item < 0 || item >= count) continue;
-    const key = Buffer.from(fold);
-    let name = starts[item]!;
-    while (name < starts[item + 1]! && !(bytesAt(text, name, key) && text[name + key.length] === 0)) {
-      name = text.indexOf(0, name) + 1;
+  for (let page = firstPage.all(rank) as [string, number][]; page.length > 0; ) {
+    for (const [fold, id] of page) {
+      const item = id - first;
+      if (filled >= names || item < 0 || item >= count) continue;
+      const key = Buffer.from(fold);
+      let name = starts[item]!;
+      while (name < starts[item + 1]! && !(bytesAt(text, name, key) && text[name + key.length] === 0)) {
+        name = text.indexOf(0, name) + 1;
+      }
+      if (name >= starts[item + 1]!) continue; // not one of the item's names (cannot happen in a sidecar we built)
+      sortedNames[filled++] = name;
     }
-    if (name >= starts[item + 1]!) continue; // not one of the item's names (cannot happen in a sidecar we built)
-    sortedNames[filled++] = name;
+    const [lastFold, lastItem] = page[page.length - 1]!;
+    yield;
+    page = nextPage.all(rank, lastFold, lastItem) as [string, number][];
   }
-  return { first, text, starts, lists, listStarts, bytes, sortedNames: sortedNames.slice(0, filled) };
-}
-
-/** What the names worker is given. */
-export interface NameWorkerData {
-  file: string;
-}
-
-/** One kind's names as the worker sends them: typed arrays (transferred), the text as bytes, the trigrams in list order. */
-interface KindTransfer {
-  kind: 'names';
-  rank: number;
-  first: number;
-  text: Uint8Array;
-  trigrams: Uint32Array;
-  starts: Uint32Array;
-  listStarts: Uint32Array;
-  bytes: Uint8Array;
-  sortedNames: Uint32Array;
-}
-
-/** Messages of the names worker: one per kind that has items, then `done`; or `error`. */
-export type NameWorkerMessage = KindTransfer | { kind: 'done' } | { kind: 'error'; message: string } | typeof ADDON_LOADED;
-
-/** A kind's names as a message and the buffers to transfer with it. */
-export function toTransfer(rank: number, names: KindNames): { message: KindTransfer; transfer: ArrayBuffer[] } {
-  const trigrams = Uint32Array.from(names.lists.keys());
-  const message: KindTransfer = {
-    kind: 'names', rank, first: names.first, text: names.text, trigrams,
-    starts: names.starts, listStarts: names.listStarts, bytes: names.bytes, sortedNames: names.sortedNames,
-  };
-  const transfer = [names.text, trigrams, names.starts, names.listStarts, names.bytes, names.sortedNames].map((array) => array.buffer as ArrayBuffer);
-  return { message, transfer };
-}
-
-function fromTransfer(message: KindTransfer): KindNames {
-  // lists were numbered in the order the trigrams were first seen, which is the order of the Map's keys
-  const lists = new Map<number, number>();
-  message.trigrams.forEach((trigram, index) => lists.set(trigram, index));
-  return {
-    first: message.first, text: message.text, starts: message.starts, lists, listStarts: message.listStarts,
-    bytes: message.bytes, sortedNames: message.sortedNames,
-  };
+  if (filled < names) sortedNames = sortedNames.slice(0, filled);
+  return { first, text, starts, lists, listStarts, bytes, sortedNames };
 }

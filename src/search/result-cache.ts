@@ -1,3 +1,4 @@
+import { EncodedJson } from '../http/encoded-json.js';
 import { UNCOUNTED, type Count } from '../metrics/metrics.js';
 import type { EncodedResults } from './search-index.js';
 
@@ -7,10 +8,14 @@ export const RESULT_CACHE_ENTRIES = 256;
 /**
  * Least-recently-used cache of search results per (tenant composite ID, index generation, folded query).
  * A new generation has a new key, so a replaced tenant file never serves old results; old keys age out.
- * Cached results are shared between requests and must not be mutated.
+ * Each entry keeps its body as a string of its bytes (latin1: one character per byte), in V8's heap, and a hit gets
+ * a fresh buffer of them. A cached body outlives the young generation's collections, and a buffer that dies in the
+ * old generation is freed only by a full collection: V8 lets such buffers pile up by tens of MB (external memory)
+ * before one, and the C allocator keeps the arena they were in (the main arena grew from 23 to 95 MB under the
+ * search load, docs/decisions/0016-memory.md). V8's own pages go back once the server is quiet.
  */
 export class SearchResultCache {
-  private readonly entries = new Map<string, EncodedResults>();
+  private readonly entries = new Map<string, string>();
   hits = 0;
   misses = 0;
 
@@ -37,14 +42,14 @@ export class SearchResultCache {
     this.counts.hits.inc();
     this.entries.delete(key);
     this.entries.set(key, found);
-    return found;
+    return new EncodedJson(Buffer.from(found, 'latin1'));
   }
 
   /** Stores `results`, evicting the least recently used entry beyond capacity (capacity 0 disables the cache). */
   set(key: string, results: EncodedResults): void {
     if (this.capacity <= 0) return;
     this.entries.delete(key);
-    this.entries.set(key, results);
+    this.entries.set(key, results.bytes.toString('latin1'));
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
   }
 

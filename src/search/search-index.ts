@@ -21,11 +21,9 @@ export const TRIGRAM_MIN_LENGTH = 3;
 export const EMPTY_RESULTS: EncodedResults = new EncodedJson<SearchResults>(encodeHitRows([]));
 
 /**
- * Sidecars of at most this many items read their names on the thread that serves searches, without a names worker.
- * On the 2-core bench machine under load, reading the names of 500 items took 7–134 ms there and 230–1,180 ms through
- * a worker (44 items, a small demo tenant: 2–36 against 520–2,240 ms; 4,000 items: 140–300 ms, too long to hold
- * the other requests). A worker also leaves memory behind: 1,000 small tenants searched once each started ~650
- * names workers, and the C allocator kept part of what each used (docs/decisions/0016-memory.md).
+ * Sidecars of at most this many items read their names at once as they open, before their first search (reading 500
+ * items took 7–134 ms on the 2-core bench machine under load); larger ones read them in slices that give way to
+ * requests (docs/decisions/0016-memory.md).
  */
 export const NAMES_ON_THIS_THREAD_MAX_ITEMS = 500;
 
@@ -139,9 +137,9 @@ export class SearchIndex {
 
   /**
    * Reads the folded names into memory; later searches match them there instead of running two statements per
-   * kind. A sidecar of more than `onThisThreadMaxItems` items is read in a worker thread (its transient memory and
-   * CPU stay off this thread), a smaller one here, before this returns. Answers the bytes they take (0 when the
-   * index was closed meanwhile). Results are the same either way; only the cost differs.
+   * kind. A sidecar of at most `onThisThreadMaxItems` items is read at once, before this returns; a larger one in
+   * slices that give way to other work between them. Answers the bytes they take (0 when the index was closed
+   * meanwhile). Results are the same either way; only the cost differs.
    */
   async loadNames(onThisThreadMaxItems = NAMES_ON_THIS_THREAD_MAX_ITEMS): Promise<number> {
     const remote = this.remote;
@@ -151,7 +149,7 @@ export class SearchIndex {
       return this.namesBytes;
     }
     if (this.names === null && !this.isClosed) {
-      const names = this.items <= onThisThreadMaxItems ? NameIndex.read(this.db) : await NameIndex.load(this.file, () => this.isClosed);
+      const names = this.items <= onThisThreadMaxItems ? NameIndex.read(this.db) : await NameIndex.load(this.db, () => this.isClosed);
       if (names !== null && !this.isClosed) this.names = names;
     }
     return this.namesBytes;

@@ -230,7 +230,7 @@ export class SearchIndexes {
   /**
    * Reads an index's names into memory when the budget has room. A small index's names are read at once, so that
    * its first search already uses them and its sidecar's name statements are never prepared; larger ones are
-   * queued, one at a time (one worker's transient memory at a time). The size is known only once read: names that
+   * queued and read in slices, one index at a time. The size is known only once read: names that
    * would overrun the budget are dropped again and the index keeps using its sidecar's statements.
    */
   private loadNames(compositeId: string, index: SearchIndex): void {

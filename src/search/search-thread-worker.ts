@@ -1,5 +1,6 @@
 // The search thread (search-thread.ts): large sidecars opened here as on the main thread, their names read into this
-// thread's memory, and their searches answered with the bytes of the body, transferred to the main thread.
+// thread's memory in slices between searches, and their searches answered with the bytes of the body, transferred
+// to the main thread.
 import '../sqlite-addon.js';
 import { parentPort } from 'node:worker_threads';
 import { EMPTY_RESULTS, SearchIndex } from './search-index.js';
@@ -7,8 +8,6 @@ import type { SearchThreadReply, SearchThreadRequest } from './search-thread.js'
 
 const port = parentPort!;
 const indexes = new Map<number, SearchIndex>();
-/** Names reads not finished: the thread ends after them (their readers must not be cut off while they start). */
-const reading = new Set<Promise<unknown>>();
 const reply = (message: SearchThreadReply, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 
 function indexOf(key: number): SearchIndex {
@@ -24,15 +23,15 @@ port.on('message', (request: SearchThreadRequest) => {
         // a file that cannot be opened leaves no index: its searches fail and the main thread answers them itself
         indexes.set(request.key, SearchIndex.open(request.file, request.generation));
         return;
-      case 'names': {
-        const read = indexOf(request.key).loadNames(0);
-        reading.add(read);
-        read.then(
-          (namesBytes) => reply({ kind: 'answer', id: request.id, namesBytes }),
-          (err: unknown) => reply({ kind: 'failed', id: request.id, message: (err as Error).message }),
-        ).finally(() => reading.delete(read));
+      case 'names':
+        // in slices, even a small one: searches of the other indexes go on between them
+        indexOf(request.key)
+          .loadNames(0)
+          .then(
+            (namesBytes) => reply({ kind: 'answer', id: request.id, namesBytes }),
+            (err: unknown) => reply({ kind: 'failed', id: request.id, message: (err as Error).message }),
+          );
         return;
-      }
       case 'drop-names':
         indexes.get(request.key)?.dropNames();
         return;
@@ -52,9 +51,10 @@ port.on('message', (request: SearchThreadRequest) => {
         indexes.delete(request.key);
         return;
       case 'end':
+        // a names read still in slices sees its index closed at its next slice and stops
         for (const index of indexes.values()) index.close();
         indexes.clear();
-        void Promise.allSettled([...reading]).then(() => port.close());
+        port.close();
         return;
     }
   } catch (err) {

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { addonLoaded, startWorker } from '../worker-entry.js';
+import { startWorker } from '../worker-entry.js';
 
 /** What the main thread asks of the search thread; `key` names one open index of the main thread. */
 export type SearchThreadRequest =
@@ -24,7 +24,6 @@ interface Pending {
 /** The running thread and the calls it has not answered. */
 interface Running {
   worker: Worker;
-  loaded: Promise<void>;
   pending: Map<number, Pending>;
   /** Indexes opened on it and not closed. */
   open: Set<number>;
@@ -100,7 +99,7 @@ export class SearchThread {
     const worker = startWorker(import.meta.url, 'search-thread-worker', null);
     // an idle server does not wait for it to end
     worker.unref();
-    const running: Running = { worker, loaded: addonLoaded(worker), pending: new Map(), open: new Set() };
+    const running: Running = { worker, pending: new Map(), open: new Set() };
     this.started += 1;
     worker.on('message', (reply: SearchThreadReply) => {
       if (reply.kind === 'addon-loaded') return;
@@ -117,8 +116,8 @@ export class SearchThread {
   }
 
   /**
-   * Asks the thread to close its indexes and end on its own: it ends its names readers first, which must not be
-   * terminated while they load better-sqlite3 (worker-entry.ts), so the thread is not terminated either.
+   * Asks the thread to close its indexes and end on its own, not terminated: a thread must not be terminated while
+   * better-sqlite3 loads in it (worker-entry.ts), and this one may still be starting.
    */
   private end(running: Running): void {
     running.worker.postMessage({ kind: 'end' } satisfies SearchThreadRequest);

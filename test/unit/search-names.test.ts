@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { buildSearchIndex } from '../../src/search/index-builder.js';
 import type { SearchHitCheck } from '../../src/search/search-hit.js';
+import { NameIndex } from '../../src/search/name-index.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { SearchIndexes, sidecarPath } from '../../src/search/search-indexes.js';
 import { SEARCH_KINDS } from '../../src/search/search-kinds.js';
@@ -12,6 +13,9 @@ import { SearchThread } from '../../src/search/search-thread.js';
 import { contractSearchHitCheck } from '../helpers/contract.js';
 import { KLS_COLUMNS, buildKls, searchRow } from '../helpers/kls-builder.js';
 import { tempDir } from '../helpers/server.js';
+
+/** Threads of this process now (Linux). */
+const threadsOfThisProcess = (): number => fs.readdirSync('/proc/self/task').length;
 
 /** Names that stress folding, byte order and trigram edges: accents, ligatures, astral and CJK letters, NUL, short names. */
 const ODD_NAMES = [
@@ -68,7 +72,7 @@ describe('search names in memory', () => {
   });
   after(() => remove());
 
-  for (const [where, onThisThreadMaxItems] of [['read by a names worker', 0], ['read on this thread', Number.MAX_SAFE_INTEGER]] as const) {
+  for (const [where, onThisThreadMaxItems] of [['read in slices', 0], ['read at once', Number.MAX_SAFE_INTEGER]] as const) {
     it(`answers every query byte for byte as the sidecar statements do (names ${where})`, async () => {
       const statements = SearchIndex.open(sidecar, 1);
       const memory = SearchIndex.open(sidecar, 1);
@@ -161,7 +165,7 @@ describe('search names in memory', () => {
     }
   });
 
-  it('reads the names of a sidecar up to the item bound before loadNames returns, and those of a larger one on a worker', async () => {
+  it('reads the names of a sidecar up to the item bound before loadNames returns, and those of a larger one in slices without a thread', async () => {
     const items = Number(SearchIndex.readInfo(sidecar)?.['items']);
     const small = SearchIndex.open(sidecar, 1);
     const large = SearchIndex.open(sidecar, 1);
@@ -169,12 +173,31 @@ describe('search names in memory', () => {
       const read = small.loadNames(items);
       expect(small.namesBytes, 'names in memory as loadNames returns its promise').to.be.greaterThan(0);
       expect(await read).to.equal(small.namesBytes);
+      const threads = threadsOfThisProcess();
       const loading = large.loadNames(items - 1);
-      expect(large.namesBytes, 'names still being read by the worker').to.equal(0);
+      expect(threadsOfThisProcess(), 'threads while the names are read').to.equal(threads);
+      expect(large.namesBytes, 'names still being read').to.equal(0);
       expect(await loading).to.equal(small.namesBytes);
     } finally {
       small.close();
       large.close();
+    }
+  });
+
+  it('leaves the connection free between the slices of a names load: searches on it answer meanwhile', async () => {
+    const db = new Database(sidecar, { readonly: true });
+    try {
+      let slices = 0;
+      const loading = NameIndex.load(db, () => false, 0);
+      for (let done = false; !done; slices++) {
+        done = await Promise.race([loading.then(() => true), new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]);
+        // throws "This database connection is busy" while a statement of the load is still open
+        db.prepare("SELECT fold, item FROM name_keys WHERE fold >= 'ko' ORDER BY fold LIMIT 3").all();
+      }
+      expect(slices, 'slices of the load').to.be.greaterThan(SEARCH_KINDS.length);
+      expect((await loading)?.bytes).to.equal(NameIndex.read(db).bytes);
+    } finally {
+      db.close();
     }
   });
 

@@ -1,9 +1,13 @@
 import { expect } from 'chai';
+import { collectAllGarbage } from '../../src/memory/quiet-release.js';
 import { SearchResultCache } from '../../src/search/result-cache.js';
 import { EncodedJson } from '../../src/http/encoded-json.js';
 import type { EncodedResults } from '../../src/search/search-index.js';
 
-const results = (): EncodedResults => new EncodedJson(Buffer.from('{}'));
+let made = 0;
+/** A body of its own each time. */
+const results = (): EncodedResults => new EncodedJson(Buffer.from(`{"n":${made++},"name":"Coût"}`));
+const bytesOf = (found: EncodedResults | undefined): string | undefined => found?.bytes.toString('hex');
 
 describe('search result cache', () => {
   it('keys by tenant, generation and folded query', () => {
@@ -16,11 +20,11 @@ describe('search result cache', () => {
     const a = results();
     cache.set('a', a);
     cache.set('b', results());
-    expect(cache.get('a')).to.equal(a); // a is now the most recent
+    expect(bytesOf(cache.get('a'))).to.equal(bytesOf(a)); // a is now the most recent
     cache.set('c', results());
     expect(cache.size).to.equal(2);
     expect(cache.get('b')).to.equal(undefined);
-    expect(cache.get('a')).to.equal(a);
+    expect(bytesOf(cache.get('a'))).to.equal(bytesOf(a));
     expect([cache.hits, cache.misses]).to.deep.equal([2, 1]);
   });
 
@@ -29,5 +33,16 @@ describe('search result cache', () => {
     cache.set('a', results());
     expect(cache.get('a')).to.equal(undefined);
     expect(cache.size).to.equal(0);
+  });
+
+  it('keeps the bodies it holds outside the array buffers: 64 bodies of 256 KiB, then collected', () => {
+    const cache = new SearchResultCache(64);
+    collectAllGarbage();
+    const before = process.memoryUsage().arrayBuffers;
+    for (let i = 0; i < 64; i++) cache.set(String(i), new EncodedJson(Buffer.alloc(256 * 1024, i)));
+    collectAllGarbage();
+    const held = process.memoryUsage().arrayBuffers - before;
+    expect(held, 'bytes of array buffers held by the cache').to.be.lessThan(1024 * 1024);
+    expect(cache.get('7')?.bytes.equals(Buffer.alloc(256 * 1024, 7))).to.equal(true);
   });
 });
