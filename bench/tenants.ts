@@ -35,6 +35,14 @@ function threadsOf(pid: number): number {
   return Number(/^Threads:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 }
 
+/** RSS of the C allocator's main arena (the `[heap]` mapping of /proc/<pid>/smaps), in MB. */
+function mainArenaMb(pid: number): number {
+  const smaps = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  const at = smaps.search(/ \[heap\]\n/);
+  if (at < 0) return 0;
+  return Number(/^Rss:\s+(\d+) kB/m.exec(smaps.slice(at))?.[1] ?? 0) / 1024;
+}
+
 /** Open tenant files of `pid` under `klsDir`, by kind. */
 function openTenantFiles(pid: number, klsDir: string): { kls: number; indexes: number } {
   let kls = 0;
@@ -103,9 +111,8 @@ export async function smallTenantsRun(build: Build, pristine: string, tenants: r
     const files = openTenantFiles(pid, fs.realpathSync(path.join(dir, 'kls')));
     const rssMb = server.rssMb();
     const after = ((performance.now() - answered) / 1000).toFixed(0);
-    console.log(
-      `small tenants: RSS ${rssMb.toFixed(1)} MB read ${after} s after the last answer, ${threadsBack ? `threads back to ${idleThreads}` : `threads NOT back to ${idleThreads} (${threadsOf(pid)})`}`,
-    );
+    const threads = threadsBack ? `threads back to ${idleThreads}` : `threads NOT back to ${idleThreads} (${threadsOf(pid)})`;
+    console.log(`small tenants: RSS ${rssMb.toFixed(1)} MB (main arena ${mainArenaMb(pid).toFixed(1)}) read ${after} s after the last answer, ${threads}`);
     return { rssMb, ...files, failed };
   } finally {
     await server?.stop();
