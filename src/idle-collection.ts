@@ -3,7 +3,7 @@ import { v8Collection } from './gc.js';
 
 /**
  * How often the server looks whether it has gone idle: it collects between one and two looks after its last
- * request. A collection holds the main thread (50–110 ms after 1,000 small tenants on the loaded 2-core machine),
+ * request. A collection holds the main thread (110–210 ms after 1,000 small tenants on the loaded 2-core machine),
  * so it waits for a quiet spell in which a request is unlikely to arrive.
  */
 export const IDLE_CHECK_MS = 5000;
