@@ -4,8 +4,8 @@ import { createApp } from './app.js';
 import { answerClientError } from './http/client-error.js';
 import type { Config } from './config.js';
 import { createDeps, type DepsOptions, type OwnedDeps } from './deps.js';
+import { IDLE_CHECK_MS, IDLE_COLLECTION_MIN_GROWTH_MB, IdleCollection, memoryReducingCollection, type IdleCollectionTiming } from './idle-collection.js';
 import type { Logger } from './logger.js';
-import { QuietRelease, collectAllGarbage } from './memory/quiet-release.js';
 
 /** A listening server and the means to stop it gracefully. */
 export interface RunningServer {
@@ -27,17 +27,19 @@ export interface ServerTiming {
   keepAliveTimeoutMs?: number;
   /** The wait of the shutdown delay; default a timer of `ms`. */
   wait?: (ms: number) => Promise<void>;
+  /** When the idle server looks whether to collect, and after how much growth of V8's heap (idle-collection.ts). */
+  idleCollection?: IdleCollectionTiming;
 }
 
 const waitFor = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Builds deps and app, listens on config.host:config.port (0 = any free port). `options` replace parts of the
- * deps for tests (the OpenID provider's timing, the clock), and `timing` sets the keep-alive timeout and the
- * shutdown delay's wait; the server's defaults otherwise.
+ * deps for tests (the OpenID provider's timing, the clock), and `timing` sets the keep-alive timeout, the
+ * shutdown delay's wait and the idle collection's looks; the server's defaults otherwise.
  */
 export async function startServer(config: Config, log: Logger, options: DepsOptions = {}, timing: ServerTiming = {}): Promise<RunningServer> {
-  const { keepAliveTimeoutMs = 5000, wait = waitFor } = timing;
+  const { keepAliveTimeoutMs = 5000, wait = waitFor, idleCollection = { checkMs: IDLE_CHECK_MS, minGrowthMb: IDLE_COLLECTION_MIN_GROWTH_MB } } = timing;
   const deps = await createDeps(config, log, options);
   const app = await createApp(deps, deps.index);
   const server: Server = await new Promise((resolve, reject) => {
@@ -49,17 +51,18 @@ export async function startServer(config: Config, log: Logger, options: DepsOpti
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   let closing = false;
-  // Once requests stop: the result cache's bodies and V8's pooled pages go back (docs/decisions/0016-memory.md).
-  const quiet = new QuietRelease(() => {
-    const started = performance.now();
-    deps.searchIndexes.cache.clear();
-    collectAllGarbage();
-    log.info({ ms: Math.round(performance.now() - started), rssMb: Math.round(process.memoryUsage.rss() / 1048576) }, 'quiet: memory released');
-  });
+  // the search result cache and the search thread's garbage go with the main thread's
+  const idle = new IdleCollection(idleCollection.minGrowthMb, undefined, memoryReducingCollection(() => deps.searchIndexes.releaseIdle()));
+  const idleLooks = setInterval(() => {
+    const collected = idle.look();
+    if (collected !== null) log.info(collected, 'idle: memory released');
+  }, idleCollection.checkMs);
+  idleLooks.unref();
   // Node closes a closing server's keep-alive connections only once they are idle, and a response sent meanwhile
   // would keep its connection open: while closing, each answer ends its connection.
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-    quiet.touch();
+    idle.requestStarted();
+    res.once('close', () => idle.requestEnded());
     if (closing) res.shouldKeepAlive = false;
     res.once('finish', () => {
       if (closing) setImmediate(() => server.closeIdleConnections());
@@ -73,7 +76,7 @@ export async function startServer(config: Config, log: Logger, options: DepsOpti
     stop(graceMs = config.shutdown.timeoutMs, delayMs = config.shutdown.delayMs) {
       stopping ??= (async () => {
         deps.drain.begin();
-        quiet.stop();
+        clearInterval(idleLooks);
         if (delayMs > 0) await wait(delayMs);
         closing = true;
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

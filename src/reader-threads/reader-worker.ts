@@ -1,11 +1,10 @@
 // A reader thread (pool.ts): runs the jobs the main thread sends through a JobStepper, a step at a time and in
 // turn, one step per event-loop turn, so that messages (credit, cancel, new jobs) are heard between steps.
 import os from 'node:os';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import '../sqlite-addon.js';
 import { parentPort } from 'node:worker_threads';
 import { blockBytesRead } from '../dimensions/json-block.js';
+import { v8Collection } from '../gc.js';
 import type { ReaderReply, ThreadRequest } from './protocol.js';
 import { JobStepper } from './stepper.js';
 
@@ -32,17 +31,8 @@ if (process.platform === 'linux') {
  */
 const COLLECT_EVERY_BYTES = 4 * 1024 * 1024;
 
-/** V8's garbage collection as a function, taken without exposing it to any other code (as test runners do). */
-function youngCollection(): () => void {
-  v8.setFlagsFromString('--expose-gc');
-  try {
-    const gc = runInNewContext('gc') as (options: { type: 'minor' }) => void;
-    return () => gc({ type: 'minor' });
-  } finally {
-    v8.setFlagsFromString('--no-expose-gc');
-  }
-}
-const collect = youngCollection();
+const gc = v8Collection();
+const collect = (): void => gc({ type: 'minor' });
 let collectedAt = 0;
 
 /** A test's gate (`ReaderPool.holdSteps`): the next step blocks this thread at it, as a long SQLite step would. */

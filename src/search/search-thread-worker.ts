@@ -3,11 +3,13 @@
 // to the main thread.
 import '../sqlite-addon.js';
 import { parentPort } from 'node:worker_threads';
+import { memoryReducingCollection } from '../idle-collection.js';
 import { EMPTY_RESULTS, SearchIndex } from './search-index.js';
 import type { SearchThreadReply, SearchThreadRequest } from './search-thread.js';
 
 const port = parentPort!;
 const indexes = new Map<number, SearchIndex>();
+let collect: (() => void) | undefined;
 const reply = (message: SearchThreadReply, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 
 function indexOf(key: number): SearchIndex {
@@ -49,6 +51,9 @@ port.on('message', (request: SearchThreadRequest) => {
       case 'close':
         indexes.get(request.key)?.close();
         indexes.delete(request.key);
+        return;
+      case 'collect':
+        (collect ??= memoryReducingCollection())();
         return;
       case 'end':
         // a names read still in slices sees its index closed at its next slice and stops

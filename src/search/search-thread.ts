@@ -8,6 +8,7 @@ export type SearchThreadRequest =
   | { kind: 'drop-names'; key: number }
   | { kind: 'search'; id: number; key: number; folded: string }
   | { kind: 'close'; key: number }
+  | { kind: 'collect' }
   | { kind: 'end' };
 
 /** What the search thread answers: the body of a search (null: no hit), the bytes of names read, or a failure. */
@@ -78,6 +79,11 @@ export class SearchThread {
     if (running === null || !running.open.delete(key)) return;
     running.worker.postMessage({ kind: 'close', key } satisfies SearchThreadRequest);
     if (running.open.size === 0) this.end(running);
+  }
+
+  /** Asks the thread for V8's memory-reducing collection (the server is idle: idle-collection.ts). */
+  collect(): void {
+    this.running?.worker.postMessage({ kind: 'collect' } satisfies SearchThreadRequest);
   }
 
   /** Ends the thread now (shutdown; tests: a thread that fails). Open indexes then search on their own connections. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { collectAllGarbage } from '../../src/memory/quiet-release.js';
+import { v8Collection } from '../../src/gc.js';
 import { SearchResultCache } from '../../src/search/result-cache.js';
 import { EncodedJson } from '../../src/http/encoded-json.js';
 import type { EncodedResults } from '../../src/search/search-index.js';
@@ -7,6 +7,8 @@ import type { EncodedResults } from '../../src/search/search-index.js';
 let made = 0;
 /** A body of its own each time. */
 const results = (): EncodedResults => new EncodedJson(Buffer.from(`{"n":${made++},"name":"Coût"}`));
+const gc = v8Collection();
+const collectAllGarbage = (): void => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 const bytesOf = (found: EncodedResults | undefined): string | undefined => found?.bytes.toString('hex');
 
 describe('search result cache', () => {
