@@ -1,4 +1,4 @@
-// Imported first by the worker threads that open SQLite files (reader-worker).
+// Imported first by the worker threads that open SQLite files (reader-worker, search-thread-worker).
 import { parentPort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { ADDON_LOADED } from './worker-entry.js';
