@@ -62,9 +62,10 @@ export async function startServer(config: Config, log: Logger, options: DepsOpti
   // would keep its connection open: while closing, each answer ends its connection.
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     idle.requestStarted();
-    res.once('close', () => idle.requestEnded());
     if (closing) res.shouldKeepAlive = false;
-    res.once('finish', () => {
+    // one listener per request: 'close' follows the answer's last byte, or a connection that broke before it
+    res.once('close', () => {
+      idle.requestEnded();
       if (closing) setImmediate(() => server.closeIdleConnections());
     });
   });
