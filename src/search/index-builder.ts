@@ -3,11 +3,12 @@ import Database from 'better-sqlite3';
 import { inSpan } from '../telemetry/tracing.js';
 import { foldText } from './fold.js';
 import { columnsOf, hasRowid, hasTable, quoteIdentifier } from './kls-schema.js';
+import { NAMES_TABLE, NameIndex } from './name-index.js';
 import { toApiSearchHit, type SearchHitCheck } from './search-hit.js';
 import { SEARCH_KINDS, isSearchKind, type SearchKind } from './search-kinds.js';
 
 /** Version of the sidecar layout; a file of another version is rebuilt. */
-export const INDEX_FORMAT = '3';
+export const INDEX_FORMAT = '4';
 
 /** The trigram table of one kind (one per kind, so a kind's first N matches never walk other kinds' postings). */
 export const ftsTableOf = (kind: SearchKind): string => `fts_${kind}`;
@@ -47,7 +48,8 @@ const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  * Builds the search sidecar for one KLS generation at `target`: written to a temporary file beside it, then
  * renamed into place. Items are numbered by (kind, folded name, id) and hold their API hit as checked JSON;
  * each kind has its own trigram table (substring matches in id order, a query stops after N rows) and
- * `name_keys` holds every folded name by kind (exact and prefix matches are one B-tree range). A hit that
+ * `name_keys` holds every folded name by kind (exact and prefix matches are one B-tree range); `names` holds the
+ * names as NameIndex keeps them in memory (name-index.ts). A hit that
  * fails the contract's SearchItem check fails the build (a server bug, logged; searches answer 503).
  */
 export function buildSearchIndex(kls: Database.Database, target: string, info: IndexSourceInfo): Promise<void> {
@@ -69,6 +71,7 @@ async function writeSearchIndex(kls: Database.Database, target: string, info: In
     await indexItems(db);
     // Built after the rows are in: one sort instead of a random B-tree insert per key.
     db.exec('CREATE INDEX name_keys_order ON name_keys (kind_rank, fold, item)');
+    await storeNames(db);
     const count = (db.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
     const meta = db.prepare('INSERT INTO index_info VALUES (?, ?)');
     meta.run('format', INDEX_FORMAT);
@@ -81,6 +84,21 @@ async function writeSearchIndex(kls: Database.Database, target: string, info: In
     if (db.open) db.close();
     fs.rmSync(temp, { force: true });
     throw err;
+  }
+}
+
+/**
+ * Builds the in-memory names once, here, and stores them in the `names` table, from which every open of the sidecar
+ * reads them: for 200,000 items, reading took 40–70 ms where building took 3.5–4.0 s, so that a search thread that
+ * ended idle has them back within a second of its next search (docs/decisions/0017-search-thread.md).
+ */
+async function storeNames(db: Database.Database): Promise<void> {
+  const names = await NameIndex.build(db);
+  db.exec(NAMES_TABLE);
+  const insert = db.prepare('INSERT INTO names (kind_rank, part, data) VALUES (?, ?, ?)');
+  for (const row of names.rows()) {
+    insert.run(...row);
+    await nextTick();
   }
 }
 

@@ -19,6 +19,19 @@ const SLICE_ITEMS = 500;
  */
 const SLICE_MS = 4;
 
+/**
+ * The parts of one kind's names as the sidecar's `names` table holds them (column `part`, this order): the index
+ * builder writes them once (NameIndex.build, rows), every open reads them (NameIndex.load, read). The typed arrays
+ * are stored in the machine's byte order: a sidecar is a cache, built and read where the server runs.
+ */
+const PARTS = ['first', 'text', 'starts', 'trigrams', 'listStarts', 'bytes', 'sortedNames'] as const;
+
+/** Bytes per row of the `names` table: one step of a load reads one row. */
+const ROW_BYTES = 1 << 20;
+
+/** The table of the sidecar that holds its names as NameIndex reads them (index-builder.ts creates it). */
+export const NAMES_TABLE = 'CREATE TABLE names (kind_rank INTEGER NOT NULL, part INTEGER NOT NULL, data BLOB NOT NULL)';
+
 /** Positions are kept modulo this (a 4-bit mask per posting): enough to drop most trigrams that are not adjacent. */
 const POSITION_CLASSES = 4;
 const ALL_POSITIONS = (1 << POSITION_CLASSES) - 1;
@@ -124,39 +137,49 @@ export class NameIndex {
   ) {}
 
   /**
-   * Reads the names of an open sidecar on the calling thread in slices of about `sliceMs` of work each, giving way
-   * to other tasks (requests) between them, and answers them, or null when `stop()` turned true meanwhile. A
-   * worker thread would keep this thread free but costs an isolate of its own, and the C allocator keeps what it
-   * used in the thread's arena around the names it sent back (docs/decisions/0016-memory.md). Between slices the
-   * connection is free: no statement is left open across them.
+   * Builds the names from the items of a sidecar being written, in slices of about `sliceMs` of work each that give
+   * way to other tasks (index-builder.ts, which then stores them with `rows`).
    */
-  static async load(db: Database.Database, stop: () => boolean, sliceMs = SLICE_MS): Promise<NameIndex | null> {
-    const kinds: (KindNames | null)[] = [];
-    for (let rank = 0; rank < SEARCH_KINDS.length; rank++) {
-      const steps = kindNamesSteps(db, rank);
-      let sliceStarted = performance.now();
-      for (;;) {
-        if (performance.now() - sliceStarted >= sliceMs) {
-          await new Promise((resolve) => setImmediate(resolve));
-          sliceStarted = performance.now();
-        }
-        if (stop()) return null;
-        const step = steps.next();
-        if (step.done === true) {
-          kinds.push(step.value);
-          break;
-        }
+  static async build(db: Database.Database, sliceMs = SLICE_MS): Promise<NameIndex> {
+    return (await inSlices(buildSteps(db), () => false, sliceMs))!;
+  }
+
+  /**
+   * Reads the names stored in an open sidecar on the calling thread in slices of about `sliceMs` of work each (a row
+   * of at most ROW_BYTES per step), giving way to other tasks (requests) between them, and answers them, or null
+   * when `stop()` turned true meanwhile. A worker thread would keep this thread free but costs an isolate of its
+   * own, and the C allocator keeps what it used in the thread's arena around the names it sent back
+   * (docs/decisions/0016-memory.md). Between slices the connection is free: no statement is left open across them.
+   */
+  static load(db: Database.Database, stop: () => boolean, sliceMs = SLICE_MS): Promise<NameIndex | null> {
+    return inSlices(readSteps(db), stop, sliceMs);
+  }
+
+  /** Reads the names stored in an open sidecar on the calling thread, at once: for small sidecars (tests, few items). */
+  static read(db: Database.Database): NameIndex {
+    const steps = readSteps(db);
+    for (;;) {
+      const step = steps.next();
+      if (step.done === true) return step.value;
+    }
+  }
+
+  /** The rows of the sidecar's `names` table that hold these names: [kind rank, part, bytes of at most `rowBytes`]. */
+  *rows(rowBytes = ROW_BYTES): Generator<[number, number, Buffer]> {
+    for (const [rank, kind] of this.kinds.entries()) {
+      if (kind === null) continue;
+      const trigrams = new Uint32Array(kind.lists.size);
+      for (const [trigram, list] of kind.lists) trigrams[list] = trigram;
+      const parts = [Uint32Array.of(kind.first), kind.text, kind.starts, trigrams, kind.listStarts, kind.bytes, kind.sortedNames];
+      for (const [part, array] of parts.entries()) {
+        const bytes = Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+        // an empty part still has its row: every part of a kind that has items is there
+        for (let at = 0; at === 0 || at < bytes.length; at += rowBytes) yield [rank, part, bytes.subarray(at, at + rowBytes)];
       }
     }
-    return NameIndex.of(kinds);
   }
 
-  /** Reads the names of an open sidecar on the calling thread, at once: for small sidecars (tests, few items). */
-  static read(db: Database.Database): NameIndex {
-    return NameIndex.of(SEARCH_KINDS.map((_, rank) => buildKindNames(db, rank)));
-  }
-
-  private static of(kinds: readonly (KindNames | null)[]): NameIndex {
+  static of(kinds: readonly (KindNames | null)[]): NameIndex {
     let bytes = 0;
     for (const kind of kinds) {
       if (kind === null) continue;
@@ -292,13 +315,75 @@ function eachTrigram(text: Uint8Array, start: number, end: number, masks: Map<nu
   for (const [trigram, mask] of masks) visit(trigram, mask);
 }
 
-/** One kind's names at once. */
-function buildKindNames(db: Database.Database, rank: number): KindNames | null {
-  const steps = kindNamesSteps(db, rank);
+/**
+ * Runs `steps` in slices of about `sliceMs` of work, giving way (setImmediate) between slices; null when `stop()`
+ * turned true.
+ */
+async function inSlices<T>(steps: Generator<void, T>, stop: () => boolean, sliceMs: number): Promise<T | null> {
+  let sliceStarted = performance.now();
   for (;;) {
+    if (performance.now() - sliceStarted >= sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStarted = performance.now();
+    }
+    if (stop()) return null;
     const step = steps.next();
     if (step.done === true) return step.value;
   }
+}
+
+/** Every kind's names from the items of a sidecar, kind by kind. */
+function* buildSteps(db: Database.Database): Generator<void, NameIndex> {
+  const kinds: (KindNames | null)[] = [];
+  for (let rank = 0; rank < SEARCH_KINDS.length; rank++) kinds.push(yield* kindNamesSteps(db, rank));
+  return NameIndex.of(kinds);
+}
+
+/** One part's rows joined into one array of its own (offset 0: any typed array fits on it). */
+function joined(chunks: readonly Buffer[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+/** A kind's names from its parts' rows. */
+function kindFromParts(parts: readonly Buffer[][]): KindNames {
+  const bytesOf = (part: (typeof PARTS)[number]): Uint8Array => joined(parts[PARTS.indexOf(part)] ?? []);
+  const wordsOf = (part: (typeof PARTS)[number]): Uint32Array => {
+    const bytes = bytesOf(part);
+    return new Uint32Array(bytes.buffer, 0, bytes.byteLength / 4);
+  };
+  const trigrams = wordsOf('trigrams');
+  const lists = new Map<number, number>();
+  for (let list = 0; list < trigrams.length; list++) lists.set(trigrams[list]!, list);
+  return { first: wordsOf('first')[0]!, text: bytesOf('text'), starts: wordsOf('starts'), lists, listStarts: wordsOf('listStarts'), bytes: bytesOf('bytes'), sortedNames: wordsOf('sortedNames') };
+}
+
+/**
+ * The names stored in a sidecar's `names` table, a row per step (rows in the order `rows` wrote them, kind by kind);
+ * each kind is put together as soon as its last row is in, so that only one kind's rows are held beside the arrays.
+ */
+function* readSteps(db: Database.Database): Generator<void, NameIndex> {
+  const next = db.prepare('SELECT rowid, kind_rank, part, data FROM names WHERE rowid > ? ORDER BY rowid LIMIT 1').raw();
+  const kinds: (KindNames | null)[] = SEARCH_KINDS.map(() => null);
+  let rank = -1;
+  let parts: Buffer[][] = [];
+  for (let after = 0; ; ) {
+    const row = next.get(after) as [number, number, number, Buffer] | undefined;
+    if (rank >= 0 && (row === undefined || row[1] !== rank)) {
+      kinds[rank] = kindFromParts(parts);
+      parts = [];
+    }
+    if (row === undefined) break;
+    [after, rank] = row;
+    (parts[row[2]] ??= []).push(row[3]);
+    yield;
+  }
+  return NameIndex.of(kinds);
 }
 
 /**

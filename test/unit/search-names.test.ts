@@ -189,6 +189,35 @@ describe('search names in memory', () => {
     }
   });
 
+  it('reads back names stored over many rows, each part split at byte counts that cut its numbers apart', async () => {
+    const split = path.join(dir, 'split.sqlite');
+    fs.copyFileSync(sidecar, split);
+    const db = new Database(split);
+    const statements = SearchIndex.open(sidecar, 1);
+    let rows: number;
+    try {
+      const names = NameIndex.read(db);
+      db.exec('DELETE FROM names');
+      const insert = db.prepare('INSERT INTO names (kind_rank, part, data) VALUES (?, ?, ?)');
+      db.transaction(() => {
+        for (const row of names.rows(7)) insert.run(...row);
+      })();
+      rows = (db.prepare('SELECT count(*) AS n FROM names').get() as { n: number }).n;
+      expect(NameIndex.read(db).bytes).to.equal(names.bytes);
+    } finally {
+      db.close();
+    }
+    const fromRows = SearchIndex.open(split, 1);
+    try {
+      expect(await fromRows.loadNames(0), `names read from ${rows} rows`).to.be.greaterThan(rows);
+      const different = queries().filter((q) => fromRows.search(q).bytes.toString() !== statements.search(q).bytes.toString());
+      expect(different, `queries answered differently: ${different.slice(0, 10).join(', ')}`).to.deep.equal([]);
+    } finally {
+      fromRows.close();
+      statements.close();
+    }
+  });
+
   it('leaves the connection free between the slices of a names load: searches on it answer meanwhile', async () => {
     const db = new Database(sidecar, { readonly: true });
     try {
