@@ -12,7 +12,8 @@
 //   search   unseen searches closed loop (capacity) and bare Koa sending the bytes of such searches' answers (the
 //            build's own answers to the first SEARCH_ANSWERS queries, in turn), each closed loop, and their ratio;
 //            unseen searches open loop at 1,000 req/s;
-//   idle     the RSS of that server (one tenant of 200,000 search items) after the loads and a quiet period;
+//   idle     the RSS of that server (one tenant of 200,000 search items) after the loads, once it runs as many
+//            threads as it did before them (those started on demand have ended idle) and a quiet period has passed;
 //   tenants  RSS and open tenant files after 1,000 small tenants were each searched, summarised and exported, on a
 //            fresh server and a fresh copy of the data every round.
 //
@@ -22,7 +23,7 @@
 //   REGRESS_ROUNDS        rounds (5: the memory goal asks for five runs in a row)
 //   REGRESS_SECONDS       each load (10); REGRESS_WARMUP_SECONDS: each server's warm-up per load (20, V8 keeps
 //                         optimizing a server at ~15,000 req/s for about that long)
-//   REGRESS_IDLE_SECONDS  the quiet period before the idle RSS (10)
+//   REGRESS_IDLE_SECONDS  the shortest quiet period before the idle RSS (10)
 //   REGRESS_ITEMS         search items of the tenant (200,000); REGRESS_TENANTS small tenants (1,000);
 //   REGRESS_RATE          the search's open-loop load (1,000 req/s)
 //   BENCH_BASE_ENV        settings of the other build (`NAME=value …`); with the ref `.` this build runs beside itself
@@ -34,7 +35,7 @@ import path from 'node:path';
 import { closedLoop, type ClosedLoopResult } from './closed-loop.js';
 import { writeBenchSection } from './report.js';
 import { generateSearchTenant, measureSearch, searchReady, unseenPaths, type SearchTenant } from './search.js';
-import { buildOf, fetchAnswer, nodeVersion, sleep, startBareKoa, startServer, thisBuild, type BenchServer, type Build } from './server.js';
+import { buildOf, fetchAnswer, mainArenaMb, nodeVersion, sleep, startBareKoa, startServer, thisBuild, threadsBackTo, threadsOf, type BenchServer, type Build } from './server.js';
 import { fmt, median } from './stats.js';
 import { generateSmallTenants, smallTenantsRun } from './tenants.js';
 
@@ -101,6 +102,8 @@ interface Side {
   label: string;
   dataDir?: string;
   server?: BenchServer;
+  /** Threads of that server as it first answered, before any load. */
+  idleThreads?: number;
   bare?: { url: string; pid: number; stop: () => Promise<void> };
   /** Bare Koa sending search answers of this side's server. */
   bareSearch?: { url: string; pid: number; stop: () => Promise<void> };
@@ -120,6 +123,7 @@ async function prepare(side: Side, data: SearchTenant, unseen: ReturnType<typeof
   side.dataDir = fs.mkdtempSync(`${data.dir}-copy-`);
   fs.cpSync(data.dir, side.dataDir, { recursive: true });
   side.server = await startServer({ DATA_DIR: side.dataDir }, { build: side.build });
+  side.idleThreads = threadsOf(side.server.pid);
   await searchReady(side.server, path.join(side.dataDir, path.relative(data.dir, data.kls)));
   for (let i = 0; i < VIEWS; i++) {
     const res = await fetch(`${side.server.url}/api/views`, {
@@ -177,8 +181,11 @@ async function round(side: Side, unseen: ReturnType<typeof unseenPaths> | null, 
     Object.assign(got, { searchRps: closed.rps, bareSearchRps: bareSearch.rps, searchRatio: closed.rps / bareSearch.rps, searchCpu: closed.cpuMsPerRequest, openP99: open.latency.p99 });
   }
   if (side.server !== undefined && ONLY.has('idle')) {
-    await sleep(IDLE * 1000);
+    const pid = side.server.pid;
+    const [back] = await Promise.all([threadsBackTo(pid, side.idleThreads!), sleep(IDLE * 1000)]);
     got.idleRss = side.server.rssMb();
+    const threads = back ? `threads back to ${side.idleThreads}` : `threads NOT back to ${side.idleThreads} (${threadsOf(pid)})`;
+    console.log(`${side.label}: idle RSS ${got.idleRss.toFixed(1)} MB (main arena ${mainArenaMb(pid).toFixed(1)}), ${threads}`);
   }
   if (ONLY.has('tenants')) {
     const run = await smallTenantsRun(side.build, pristineTenants, tenants, CONCURRENCY);

@@ -195,6 +195,33 @@ export async function waitFor(what: string, done: () => boolean, ms = 180_000): 
   }
 }
 
+/** Threads of `pid` now (/proc/<pid>/status). */
+export function threadsOf(pid: number): number {
+  return Number(/^Threads:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+}
+
+/** RSS of the C allocator's main arena (the `[heap]` mapping of /proc/<pid>/smaps), in MB. */
+export function mainArenaMb(pid: number): number {
+  const smaps = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  const at = smaps.search(/ \[heap\]\n/);
+  if (at < 0) return 0;
+  return Number(/^Rss:\s+(\d+) kB/m.exec(smaps.slice(at))?.[1] ?? 0) / 1024;
+}
+
+/** How long the benches wait at most for a server's threads to come back to an idle server's. */
+const THREADS_BACK_WITHIN_MS = 180_000;
+
+/**
+ * Waits until `pid` runs no more than `idleThreads` threads (those it ran idle before the requests: the threads
+ * started on demand, which end some time after their last job, have ended); answers false when they did not within
+ * THREADS_BACK_WITHIN_MS.
+ */
+export const threadsBackTo = (pid: number, idleThreads: number): Promise<boolean> =>
+  waitFor('threads back to an idle server', () => threadsOf(pid) <= idleThreads, THREADS_BACK_WITHIN_MS).then(
+    () => true,
+    () => false,
+  );
+
 /** The name of the search sidecar beside a KLS file, if one is finished. */
 export const sidecarOf = (klsFile: string): string | undefined =>
   fs.readdirSync(path.dirname(klsFile)).find((name) => /^search-index\.g\d+\.sqlite$/.test(name));

@@ -6,12 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
-import { namesSettledOrQuiet, sleep, startServer, waitFor, type BenchServer, type Build } from './server.js';
+import { mainArenaMb, namesSettledOrQuiet, sleep, startServer, threadsBackTo, threadsOf, type BenchServer, type Build } from './server.js';
 
 /** Exports at once: EXPORTS_PER_CALLER's default (more would be refused with 429). */
 const EXPORTS_AT_ONCE = 2;
-/** How long the bench waits at most for the server's threads to come back to an idle server's. */
-const THREADS_BACK_WITHIN_MS = 180_000;
 
 /** What a small-tenants run left behind. */
 export interface TenantsRun {
@@ -28,19 +26,6 @@ export function generateSmallTenants(dir: string, count: number): string[] {
   const demo = generateDemo({ out: dir, tenants: count });
   console.log(`small tenants: ${count} demo tenants (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   return demo.tenants.map((t) => t.compositeId);
-}
-
-/** Threads of `pid` now (/proc/<pid>/status). */
-function threadsOf(pid: number): number {
-  return Number(/^Threads:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-}
-
-/** RSS of the C allocator's main arena (the `[heap]` mapping of /proc/<pid>/smaps), in MB. */
-function mainArenaMb(pid: number): number {
-  const smaps = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8');
-  const at = smaps.search(/ \[heap\]\n/);
-  if (at < 0) return 0;
-  return Number(/^Rss:\s+(\d+) kB/m.exec(smaps.slice(at))?.[1] ?? 0) / 1024;
 }
 
 /** Open tenant files of `pid` under `klsDir`, by kind. */
@@ -104,10 +89,7 @@ export async function smallTenantsRun(build: Build, pristine: string, tenants: r
     await Promise.all(Array.from({ length: concurrency }, worker));
     const answered = performance.now();
     await namesSettledOrQuiet(server, tenants.length, 5000);
-    const threadsBack = await waitFor('threads back to an idle server', () => threadsOf(pid) <= idleThreads, THREADS_BACK_WITHIN_MS).then(
-      () => true,
-      () => false,
-    );
+    const threadsBack = await threadsBackTo(pid, idleThreads);
     const files = openTenantFiles(pid, fs.realpathSync(path.join(dir, 'kls')));
     const rssMb = server.rssMb();
     const after = ((performance.now() - answered) / 1000).toFixed(0);

@@ -21,9 +21,10 @@ export const TRIGRAM_MIN_LENGTH = 3;
 export const EMPTY_RESULTS: EncodedResults = new EncodedJson<SearchResults>(encodeHitRows([]));
 
 /**
- * Sidecars of at most this many items read their names at once as they open, before their first search (reading 500
- * items took 7–134 ms on the 2-core bench machine under load); larger ones read them in slices that give way to
- * requests (docs/decisions/0016-memory.md).
+ * Sidecars of at most this many items read their names at once as they open, before their first search; larger ones
+ * read them in slices that give way to requests (docs/decisions/0016-memory.md). The bound was set when the names
+ * were built from the items on open (500 items took 7–134 ms on the 2-core bench machine under load); the builder
+ * stores them now, and reading them takes far less (40–70 ms for 200,000 items).
  */
 export const NAMES_ON_THIS_THREAD_MAX_ITEMS = 500;
 
@@ -49,6 +50,8 @@ export class SearchIndex {
   private statements: NameStatements | null = null;
   /** The folded names in memory, once loadNames has finished: prefix and substring matches without SQL. */
   private names: NameIndex | null = null;
+  /** The names being read in slices, until they are in. */
+  private namesLoad: Promise<NameIndex | null> | null = null;
   /** Items in the sidecar, as its build recorded them (Infinity when not recorded). */
   private readonly items: number;
   /**
@@ -56,7 +59,7 @@ export class SearchIndex {
    * for a small sidecar, without a search thread, or once the thread has failed this index.
    */
   private remote: { thread: SearchThread; key: number } | null = null;
-  /** Bytes of the names the search thread holds for this index. */
+  /** Bytes of the names the search thread holds for this index (while it runs: it reads them again as it starts). */
   private remoteNamesBytes = 0;
 
   private constructor(
@@ -138,10 +141,10 @@ export class SearchIndex {
   /**
    * Reads the folded names into memory; later searches match them there instead of running two statements per
    * kind. A sidecar of at most `onThisThreadMaxItems` items is read at once, before this returns; a larger one in
-   * slices that give way to other work between them. Answers the bytes they take (0 when the index was closed
+   * slices (of about `sliceMs` of work each) that give way to other work between them. Answers the bytes they take (0 when the index was closed
    * meanwhile). Results are the same either way; only the cost differs.
    */
-  async loadNames(onThisThreadMaxItems = NAMES_ON_THIS_THREAD_MAX_ITEMS): Promise<number> {
+  async loadNames(onThisThreadMaxItems = NAMES_ON_THIS_THREAD_MAX_ITEMS, sliceMs?: number): Promise<number> {
     const remote = this.remote;
     if (remote !== null) {
       const bytes = await remote.thread.loadNames(remote.key);
@@ -149,8 +152,13 @@ export class SearchIndex {
       return this.namesBytes;
     }
     if (this.names === null && !this.isClosed) {
-      const names = this.items <= onThisThreadMaxItems ? NameIndex.read(this.db) : await NameIndex.load(this.db, () => this.isClosed);
-      if (names !== null && !this.isClosed) this.names = names;
+      if (this.items <= onThisThreadMaxItems) this.names = NameIndex.read(this.db);
+      else {
+        // a second call while the slices run waits for them (the search thread reads names again as it starts)
+        this.namesLoad ??= NameIndex.load(this.db, () => this.isClosed, sliceMs).finally(() => (this.namesLoad = null));
+        const names = await this.namesLoad;
+        if (names !== null && !this.isClosed) this.names = names;
+      }
     }
     return this.namesBytes;
   }

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../worker-entry.js';
 
@@ -26,23 +27,44 @@ interface Pending {
 interface Running {
   worker: Worker;
   pending: Map<number, Pending>;
-  /** Indexes opened on it and not closed. */
-  open: Set<number>;
 }
+
+/** An index opened on the search thread and not closed, as a thread started again must open it. */
+interface Opened {
+  file: string;
+  generation: number;
+  /** Whether its names are wanted in the thread's memory (loadNames called, dropNames not since). */
+  names: boolean;
+}
+
+/**
+ * How long the search thread runs without a call before it ends, giving back its names and connections: the idle
+ * server's memory (docs/decisions/0017-search-thread.md). As long as the reader threads wait.
+ */
+export const SEARCH_THREAD_IDLE_MS = 30_000;
 
 /**
  * One worker thread that holds the in-memory names and a connection of every large sidecar open on the main thread,
  * and answers their searches: choosing the items, reading their hits and writing the body, whose bytes it transfers
  * back. The main thread keeps the HTTP work of a search, the other core the search itself
- * (docs/decisions/0017-search-thread.md). It starts with the first index opened on it and ends once the last one is
- * closed. An index whose thread failed or ended searches on its own connection (`SearchIndex.find`).
+ * (docs/decisions/0017-search-thread.md). It starts with the first index opened on it, ends `idleMs` after its last
+ * call, starts again with the next one (opening its indexes and reading their names again), and ends once the last
+ * index is closed. An index whose thread failed searches on its own connection (`SearchIndex.find`). Emits `ended`
+ * when it ends idle.
  */
-export class SearchThread {
+export class SearchThread extends EventEmitter {
   private running: Running | null = null;
+  /** By key: they outlive a thread that ended idle. */
+  private readonly opened = new Map<number, Opened>();
+  private idleTimer: NodeJS.Timeout | null = null;
   private nextKey = 1;
   private nextId = 1;
   /** Threads started so far (tests). */
   started = 0;
+
+  constructor(readonly idleMs: number = SEARCH_THREAD_IDLE_MS) {
+    super();
+  }
 
   /** Whether a thread runs now. */
   get isRunning(): boolean {
@@ -51,10 +73,11 @@ export class SearchThread {
 
   /** Opens `file` on the thread (starting it when none runs) and answers the key of that index. */
   open(file: string, generation: number): number {
-    const running = (this.running ??= this.start());
     const key = this.nextKey++;
-    running.open.add(key);
-    running.worker.postMessage({ kind: 'open', key, file, generation } satisfies SearchThreadRequest);
+    this.opened.set(key, { file, generation, names: false });
+    if (this.running === null) this.running = this.start();
+    else this.running.worker.postMessage({ kind: 'open', key, file, generation } satisfies SearchThreadRequest);
+    this.armIdle(this.running);
     return key;
   }
 
@@ -64,21 +87,28 @@ export class SearchThread {
     return body === null || body === undefined ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   }
 
-  /** Reads the names of index `key` into the thread's memory; answers their bytes (0 when it was closed meanwhile). */
+  /**
+   * Reads the names of index `key` into the thread's memory (and again whenever the thread starts again); answers
+   * their bytes (0 when it was closed meanwhile).
+   */
   async loadNames(key: number): Promise<number> {
+    const opened = this.opened.get(key);
+    if (opened !== undefined) opened.names = true;
     return (await this.call(key, (id) => ({ kind: 'names', id, key }))).namesBytes ?? 0;
   }
 
   dropNames(key: number): void {
-    if (this.running?.open.has(key) === true) this.running.worker.postMessage({ kind: 'drop-names', key } satisfies SearchThreadRequest);
+    const opened = this.opened.get(key);
+    if (opened === undefined) return;
+    opened.names = false;
+    this.running?.worker.postMessage({ kind: 'drop-names', key } satisfies SearchThreadRequest);
   }
 
   /** Closes index `key` on the thread; the thread ends once no index is open on it. */
   close(key: number): void {
-    const running = this.running;
-    if (running === null || !running.open.delete(key)) return;
-    running.worker.postMessage({ kind: 'close', key } satisfies SearchThreadRequest);
-    if (running.open.size === 0) this.end(running);
+    if (!this.opened.delete(key) || this.running === null) return;
+    this.running.worker.postMessage({ kind: 'close', key } satisfies SearchThreadRequest);
+    if (this.opened.size === 0) this.end(this.running);
   }
 
   /** Asks the thread for V8's memory-reducing collection (the server is idle: idle-collection.ts). */
@@ -86,14 +116,19 @@ export class SearchThread {
     this.running?.worker.postMessage({ kind: 'collect' } satisfies SearchThreadRequest);
   }
 
-  /** Ends the thread now (shutdown; tests: a thread that fails). Open indexes then search on their own connections. */
+  /**
+   * Ends the thread now and forgets its indexes (shutdown; tests: a thread that fails): they search on their own
+   * connections from then on.
+   */
   stop(): void {
+    this.opened.clear();
     if (this.running !== null) this.end(this.running);
   }
 
   private call(key: number, request: (id: number) => SearchThreadRequest): Promise<Extract<SearchThreadReply, { kind: 'answer' }>> {
-    const running = this.running;
-    if (running === null || !running.open.has(key)) return Promise.reject(new Error('the index is not open on the search thread'));
+    if (!this.opened.has(key)) return Promise.reject(new Error('the index is not open on the search thread'));
+    const running = (this.running ??= this.start());
+    this.disarmIdle();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       running.pending.set(id, { resolve, reject });
@@ -101,12 +136,18 @@ export class SearchThread {
     });
   }
 
+  /** Starts a thread and opens every index on it, reading the names of those that want them (between searches). */
   private start(): Running {
     const worker = startWorker(import.meta.url, 'search-thread-worker', null);
     // an idle server does not wait for it to end
     worker.unref();
-    const running: Running = { worker, pending: new Map(), open: new Set() };
+    const running: Running = { worker, pending: new Map() };
     this.started += 1;
+    for (const [key, { file, generation, names }] of this.opened) {
+      worker.postMessage({ kind: 'open', key, file, generation } satisfies SearchThreadRequest);
+      // its answer goes to no caller: searches meanwhile use the sidecar's statements
+      if (names) worker.postMessage({ kind: 'names', id: this.nextId++, key } satisfies SearchThreadRequest);
+    }
     worker.on('message', (reply: SearchThreadReply) => {
       if (reply.kind === 'addon-loaded') return;
       const pending = running.pending.get(reply.id);
@@ -114,11 +155,34 @@ export class SearchThread {
       running.pending.delete(reply.id);
       if (reply.kind === 'answer') pending.resolve(reply);
       else pending.reject(new Error(reply.message));
+      this.armIdle(running);
     });
-    const gone = (reason: string): void => this.forget(running, new Error(reason));
+    const gone = (reason: string): void => {
+      // a thread that failed takes its indexes with it; one that ended idle or closed has already left
+      if (this.running === running) this.opened.clear();
+      this.forget(running, new Error(reason));
+    };
     worker.on('error', (err) => gone(`the search thread failed: ${err.message}`));
     worker.on('exit', (code) => gone(`the search thread exited with code ${code}`));
     return running;
+  }
+
+  /** Ends the thread `idleMs` from now unless a call comes first (or is still unanswered then). */
+  private armIdle(running: Running): void {
+    if (this.running !== running || running.pending.size > 0 || !Number.isFinite(this.idleMs)) return;
+    this.disarmIdle();
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (this.running !== running || running.pending.size > 0) return;
+      this.end(running);
+      this.emit('ended');
+    }, this.idleMs);
+    this.idleTimer.unref();
+  }
+
+  private disarmIdle(): void {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
   }
 
   /**
@@ -131,8 +195,10 @@ export class SearchThread {
   }
 
   private forget(running: Running, reason: Error): void {
-    if (this.running === running) this.running = null;
-    running.open.clear();
+    if (this.running === running) {
+      this.running = null;
+      this.disarmIdle();
+    }
     for (const pending of running.pending.values()) pending.reject(reason);
     running.pending.clear();
   }

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,6 +14,7 @@ import { SearchThread } from '../../src/search/search-thread.js';
 import { contractSearchHitCheck } from '../helpers/contract.js';
 import { KLS_COLUMNS, buildKls, searchRow } from '../helpers/kls-builder.js';
 import { tempDir } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 /** Threads of this process now (Linux). */
 const threadsOfThisProcess = (): number => fs.readdirSync('/proc/self/task').length;
@@ -136,6 +138,41 @@ describe('search names in memory', () => {
     } finally {
       statements.close();
       remote.close();
+    }
+  });
+
+  it('ends the search thread when idle, and starts it again for the next search with the same answers, reading the names again', async () => {
+    const threads = threadsOfThisProcess();
+    // ends as soon as a turn of the event loop passes without a call
+    const thread = new SearchThread(0);
+    const statements = SearchIndex.open(sidecar, 1);
+    const remote = SearchIndex.open(sidecar, 1, thread);
+    try {
+      const names = await remote.loadNames();
+      expect(names).to.be.greaterThan(0);
+      await once(thread, 'ended');
+      expect({ running: thread.isRunning, onThread: remote.onThread, started: thread.started }).to.deep.equal({ running: false, onThread: true, started: 1 });
+      await until(() => threadsOfThisProcess() === threads, { what: 'the ended thread to leave the process' });
+      // the first search after it starts it again; its names are read again meanwhile
+      const first = remote.find('kosten');
+      const loaded = remote.loadNames();
+      expect((await first).bytes.toString(), 'a search while the names are read again').to.equal(statements.search('kosten').bytes.toString());
+      expect(await loaded, 'the same names, read again').to.equal(names);
+      expect(thread.started).to.equal(2);
+      const different: string[] = [];
+      for (const q of queries()) {
+        if ((await remote.find(q)).bytes.toString() !== statements.search(q).bytes.toString()) different.push(JSON.stringify(q));
+      }
+      expect(different, `queries answered differently: ${different.slice(0, 10).join(', ')}`).to.deep.equal([]);
+      expect(remote.onThread, 'still answered by the thread').to.equal(true);
+      // closed while the thread has ended idle: nothing starts it again
+      await once(thread, 'ended');
+      remote.close();
+      expect({ running: thread.isRunning, started: thread.started }).to.deep.equal({ running: false, started: 2 });
+    } finally {
+      statements.close();
+      remote.close();
+      thread.stop();
     }
   });
 
