@@ -30,17 +30,26 @@ export interface Build {
 /** This checkout on this Node.js. */
 export const thisBuild = (): Build => ({ label: 'this build', root: checkout, node: process.execPath, env: {} });
 
-/** `[...nodeFlags, absoluteEntry]` of the `start` script of the build in `root`; throws when the build is missing. */
-export function serverArgs(root = checkout): string[] {
+/**
+ * The `start` script of the build in `root`, as it runs the server: `env`, the variables it sets (`NAME=value`
+ * before `node`), and `args`, `[...nodeFlags, absoluteEntry]`; throws when the build is missing.
+ */
+export function serverCommand(root = checkout): { env: Record<string, string>; args: string[] } {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const [command, ...args] = pkg.scripts.start.trim().split(/\s+/);
+  const words = pkg.scripts.start.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  while (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0] ?? '')) {
+    const [name, ...value] = words.shift()!.split('=');
+    env[name!] = value.join('=');
+  }
+  const [command, ...args] = words;
   const entry = args.pop();
   if (command !== 'node' || entry === undefined || args.some((arg) => !arg.startsWith('--'))) {
-    throw new Error(`package.json start script is not "node [--flag ...] <entry>": ${pkg.scripts.start}`);
+    throw new Error(`package.json start script is not "[NAME=value ...] node [--flag ...] <entry>": ${pkg.scripts.start}`);
   }
   const file = path.join(root, entry);
   if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` in ${root}`);
-  return [...args, file];
+  return { env, args: [...args, file] };
 }
 
 const capture = (command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string =>
@@ -90,7 +99,7 @@ export function buildOf(ref: string): Build {
     capture(nodeSh, ['npm', 'ci', '--no-audit', '--no-fund'], dir, withNode);
   }
   withNode['NODE_SH_VERSION'] = nodeReleaseOf(dir);
-  serverArgs(dir);
+  serverCommand(dir);
   return { label: `${ref}${settings}`, root: dir, node: capture(nodeSh, ['node', '-p', 'process.execPath'], dir, withNode), env };
 }
 
@@ -119,9 +128,10 @@ export async function startServer(env: Record<string, string>, options: { build?
   const out = fs.openSync(logFile, 'w');
   const inherited: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!DECIDED_BY_THE_BENCH.test(name)) inherited[name] = value;
-  const child = spawn(build.node, serverArgs(build.root), {
+  const command = serverCommand(build.root);
+  const child = spawn(build.node, command.args, {
     cwd: build.root,
-    env: { ...inherited, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', ...env, ...build.env },
+    env: { ...inherited, ...command.env, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', ...env, ...build.env },
     stdio: ['ignore', out, 'inherit'],
   });
   fs.closeSync(out);
@@ -291,15 +301,16 @@ export function fetchAnswer(url: string): Promise<FixedAnswer> {
 
 /**
  * Starts bare Koa (bench/bare-koa-server.ts) sending `answers` in turn, whatever the request, on `build`'s Node.js
- * with the V8 flags of its `start` script, so that a ratio to it compares the server with the floor of a Koa
+ * with the variables and V8 flags of its `start` script, so that a ratio to it compares the server with the floor of a Koa
  * response of the same bytes on the same runtime.
  */
 export async function startBareKoa(answers: readonly FixedAnswer[], build: Build = thisBuild()): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const answerFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-bare-')), 'answers.json');
   fs.writeFileSync(answerFile, JSON.stringify(answers.map((answer) => ({ status: answer.status, headers: answer.headers, body: answer.body.toString('base64') }))));
-  const flags = serverArgs(build.root).slice(0, -1);
-  const child = spawn(build.node, [...flags, '--import', import.meta.resolve('tsx'), path.join(checkout, 'bench', 'bare-koa-server.ts'), answerFile], {
+  const command = serverCommand(build.root);
+  const child = spawn(build.node, [...command.args.slice(0, -1), '--import', import.meta.resolve('tsx'), path.join(checkout, 'bench', 'bare-koa-server.ts'), answerFile], {
     cwd: checkout,
+    env: { ...process.env, ...command.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<string>((resolve, reject) => {
