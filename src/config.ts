@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { tracingConfig, type TracingConfig } from './telemetry/tracing-config.js';
+import { DEFAULT_TENANT_HANDLES_MAX } from './tenants/handle-pool.js';
 
 /** Validated, frozen server configuration (docs/configuration.md). */
 export interface Config {
@@ -277,7 +278,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
     searchMemoryBytes: integer('SEARCH_MEMORY_MB', 128, 0, 1_048_576) * 1024 * 1024,
     readerThreads: oneOf('READER_THREADS', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
     searchThread: oneOf('SEARCH_THREAD', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
-    tenantHandlesMax: integer('TENANT_HANDLES_MAX', 64, 1, 65_536),
+    tenantHandlesMax: integer('TENANT_HANDLES_MAX', DEFAULT_TENANT_HANDLES_MAX, 1, 65_536),
     responseValidation: oneOf('RESPONSE_VALIDATION', ['on', 'off'] as const, 'on') === 'on',
     corsOrigins: (text('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),
     metricsEnabled: oneOf('METRICS', ['on', 'off'] as const, 'on') === 'on',

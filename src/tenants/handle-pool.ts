@@ -3,9 +3,11 @@ import type { ConnectionTracker, KlsHandle } from './kls-handle.js';
 
 /**
  * Open tenant connections (and open search sidecars) when TENANT_HANDLES_MAX is not given: enough for the tenants
- * a team works on in one hour, few enough that their page caches (64 × 1 MiB) and files stay small.
+ * a team works on at once. Each open pair holds about 0.5 MB of the C allocator's main arena (schema, statements,
+ * pages), which the process keeps once the files close: the bound, not the tenants served, sets how high the arena
+ * stands after many small tenants (docs/decisions/0016-memory.md).
  */
-export const DEFAULT_TENANT_HANDLES_MAX = 64;
+export const DEFAULT_TENANT_HANDLES_MAX = 32;
 
 /**
  * The open KLS connections of all tenants, least recently leased first. Beyond `max` open, idle ones are closed

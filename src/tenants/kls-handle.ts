@@ -14,7 +14,7 @@ export const stampOf = (stat: fs.Stats): FileStamp => ({ size: stat.size, mtimeM
  * Page cache of one KLS connection, in KiB (`PRAGMA cache_size`). better-sqlite3 builds SQLite with 16 MB per
  * connection; the reads a request makes (a summary, a lookup, a taxonomy page) stay in a few hundred pages, and
  * pages missed here come from the operating system's file cache. With TENANT_HANDLES_MAX connections the total
- * stays at TENANT_HANDLES_MAX × this (64 × 1 MiB by default).
+ * stays at TENANT_HANDLES_MAX × this (32 × 1 MiB by default).
  */
 export const KLS_CACHE_KIB = 1024;
 
