@@ -3,7 +3,7 @@ import type { ConnectionTracker, KlsHandle } from './kls-handle.js';
 
 /**
  * Open tenant connections (and open search sidecars) when TENANT_HANDLES_MAX is not given: enough for the tenants
- * a team works on at once. Each open pair holds about 0.5 MB of the C allocator's main arena (schema, statements,
+ * a team works on at once. Each open pair holds 0.4–0.5 MB of the C allocator's main arena (schema, statements,
  * pages), which the process keeps once the files close: the bound, not the tenants served, sets how high the arena
  * stands after many small tenants (docs/decisions/0016-memory.md).
  */
