@@ -32,6 +32,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_TENANT_HANDLES_MAX } from '../src/tenants/handle-pool.js';
 import { closedLoop, type ClosedLoopResult } from './closed-loop.js';
 import { writeBenchSection } from './report.js';
 import { generateSearchTenant, measureSearch, searchReady, unseenPaths, type SearchTenant } from './search.js';
@@ -59,8 +60,11 @@ for (const m of ONLY) if (!(ALL as readonly string[]).includes(m)) throw new Err
 const CONNECTIONS = 50;
 const VIEWS = 20;
 const CONCURRENCY = 4;
-/** TENANT_HANDLES_MAX as the servers get it (64 is its default, docs/configuration.md). */
-const HANDLES = Number(process.env['TENANT_HANDLES_MAX'] ?? 64);
+/**
+ * TENANT_HANDLES_MAX as this build's server gets it (passed through from the environment, else its default); an older
+ * build runs with its own default.
+ */
+const HANDLES = Number(process.env['TENANT_HANDLES_MAX'] ?? DEFAULT_TENANT_HANDLES_MAX);
 const TENANTS_PATH = '/api/jumpbar?mode=tenants';
 const VIEWS_PATH = '/api/views?tenant=kantonsspital';
 /** Search answers bare Koa sends in turn: enough for the spread of their sizes (2–24 KB on the 200,000-item tenant). */
