@@ -57,6 +57,8 @@ const RATE = setting('REGRESS_RATE', 1000, 200);
 const ALL = ['jumpbar', 'views', 'search', 'idle', 'tenants'] as const;
 const ONLY = new Set((process.env['REGRESS_MEASURES'] ?? ALL.join(',')).split(',').map((m) => m.trim()));
 for (const m of ONLY) if (!(ALL as readonly string[]).includes(m)) throw new Error(`REGRESS_MEASURES: unknown measure "${m}" (known: ${ALL.join(', ')})`);
+/** How long the idle RSS waits at most for the server's threads to be back to an idle server's. */
+const IDLE_THREADS_WITHIN_MS = 60_000;
 const CONNECTIONS = 50;
 const VIEWS = 20;
 const CONCURRENCY = 4;
@@ -186,7 +188,8 @@ async function round(side: Side, unseen: ReturnType<typeof unseenPaths> | null, 
   }
   if (side.server !== undefined && ONLY.has('idle')) {
     const pid = side.server.pid;
-    const [back] = await Promise.all([threadsBackTo(pid, side.idleThreads!), sleep(IDLE * 1000)]);
+    // this build's threads end 30 s after their last job; an older build's may never end
+    const [back] = await Promise.all([threadsBackTo(pid, side.idleThreads!, IDLE_THREADS_WITHIN_MS), sleep(IDLE * 1000)]);
     got.idleRss = side.server.rssMb();
     const threads = back ? `threads back to ${side.idleThreads}` : `threads NOT back to ${side.idleThreads} (${threadsOf(pid)})`;
     console.log(`${side.label}: idle RSS ${got.idleRss.toFixed(1)} MB (main arena ${mainArenaMb(pid).toFixed(1)}), ${threads}`);

@@ -224,10 +224,10 @@ const THREADS_BACK_WITHIN_MS = 180_000;
 /**
  * Waits until `pid` runs no more than `idleThreads` threads (those it ran idle before the requests: the threads
  * started on demand, which end some time after their last job, have ended); answers false when they did not within
- * THREADS_BACK_WITHIN_MS.
+ * `withinMs`.
  */
-export const threadsBackTo = (pid: number, idleThreads: number): Promise<boolean> =>
-  waitFor('threads back to an idle server', () => threadsOf(pid) <= idleThreads, THREADS_BACK_WITHIN_MS).then(
+export const threadsBackTo = (pid: number, idleThreads: number, withinMs = THREADS_BACK_WITHIN_MS): Promise<boolean> =>
+  waitFor('threads back to an idle server', () => threadsOf(pid) <= idleThreads, withinMs).then(
     () => true,
     () => false,
   );
