@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { buildSearchIndex } from '../../src/search/index-builder.js';
 import type { SearchHitCheck } from '../../src/search/search-hit.js';
 import { NameIndex } from '../../src/search/name-index.js';
-import { SearchIndex } from '../../src/search/search-index.js';
+import { SearchIndex, type EncodedResults } from '../../src/search/search-index.js';
 import { SearchIndexes, sidecarPath } from '../../src/search/search-indexes.js';
 import { SEARCH_KINDS } from '../../src/search/search-kinds.js';
 import { SearchThread } from '../../src/search/search-thread.js';
@@ -56,6 +56,23 @@ function queries(): string[] {
   return [...out].filter((q) => q.trim() !== '');
 }
 
+/**
+ * Asks `answer` every query of `queries()` in turn and expects the bytes `statements` answers (the sidecar's own
+ * statements); answers how many queries there were and how many of them found items.
+ */
+async function expectStatementsAnswers(statements: SearchIndex, answer: (q: string) => EncodedResults | Promise<EncodedResults>): Promise<{ all: number; nonEmpty: number }> {
+  const all = queries();
+  let nonEmpty = 0;
+  const different: string[] = [];
+  for (const q of all) {
+    const expected = statements.search(q).bytes.toString();
+    if ((await answer(q)).bytes.toString() !== expected) different.push(JSON.stringify(q));
+    if (expected.includes('"id"')) nonEmpty += 1;
+  }
+  expect(different, `queries answered differently: ${different.slice(0, 10).join(', ')}`).to.deep.equal([]);
+  return { all: all.length, nonEmpty };
+}
+
 describe('search names in memory', () => {
   let dir: string;
   let remove: () => void;
@@ -80,17 +97,9 @@ describe('search names in memory', () => {
       const memory = SearchIndex.open(sidecar, 1);
       try {
         expect(await memory.loadNames(onThisThreadMaxItems)).to.be.greaterThan(0);
-        const all = queries();
-        let nonEmpty = 0;
-        const different: string[] = [];
-        for (const q of all) {
-          const expected = statements.search(q).bytes.toString();
-          if (memory.search(q).bytes.toString() !== expected) different.push(JSON.stringify(q));
-          if (expected.includes('"id"')) nonEmpty += 1;
-        }
-        expect(different, `queries answered differently: ${different.slice(0, 10).join(', ')}`).to.deep.equal([]);
+        const { all, nonEmpty } = await expectStatementsAnswers(statements, (q) => memory.search(q));
         // the comparison means something only when most queries find items
-        expect({ nonEmpty: nonEmpty > all.length * 0.8, many: all.length > 1000 }, `${nonEmpty} of ${all.length} found items`).to.deep.equal({ nonEmpty: true, many: true });
+        expect({ nonEmpty: nonEmpty > all * 0.8, many: all > 1000 }, `${nonEmpty} of ${all} found items`).to.deep.equal({ nonEmpty: true, many: true });
       } finally {
         statements.close();
         memory.close();
@@ -107,11 +116,7 @@ describe('search names in memory', () => {
       const names = await remote.loadNames();
       expect(names, 'bytes of the names the thread read').to.be.greaterThan(0);
       expect(remote.namesBytes).to.equal(names);
-      const different: string[] = [];
-      for (const q of queries()) {
-        if ((await remote.find(q)).bytes.toString() !== statements.search(q).bytes.toString()) different.push(JSON.stringify(q));
-      }
-      expect(different, `queries answered differently: ${different.slice(0, 10).join(', ')}`).to.deep.equal([]);
+      await expectStatementsAnswers(statements, (q) => remote.find(q));
       remote.close();
       expect(thread.isRunning, 'the thread ends with the last index open on it').to.equal(false);
     } finally {
@@ -159,11 +164,7 @@ describe('search names in memory', () => {
       expect((await first).bytes.toString(), 'a search while the names are read again').to.equal(statements.search('kosten').bytes.toString());
       expect(await loaded, 'the same names, read again').to.equal(names);
       expect(thread.started).to.equal(2);
-      const different: string[] = [];
-      for (const q of queries()) {
-        if ((await remote.find(q)).bytes.toString() !== statements.search(q).bytes.toString()) different.push(JSON.stringify(q));
-      }
-      expect(different, `queries answered differently: ${different.slice(0, 10).join(', ')}`).to.deep.equal([]);
+      await expectStatementsAnswers(statements, (q) => remote.find(q));
       expect(remote.onThread, 'still answered by the thread').to.equal(true);
       // closed while the thread has ended idle: nothing starts it again
       await once(thread, 'ended');
@@ -247,8 +248,7 @@ describe('search names in memory', () => {
     const fromRows = SearchIndex.open(split, 1);
     try {
       expect(await fromRows.loadNames(0), `names read from ${rows} rows`).to.be.greaterThan(rows);
-      const different = queries().filter((q) => fromRows.search(q).bytes.toString() !== statements.search(q).bytes.toString());
-      expect(different, `queries answered differently: ${different.slice(0, 10).join(', ')}`).to.deep.equal([]);
+      await expectStatementsAnswers(statements, (q) => fromRows.search(q));
     } finally {
       fromRows.close();
       statements.close();
