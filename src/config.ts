@@ -47,8 +47,8 @@ export interface Config {
   readonly signalToolTimeoutMs: number;
   readonly responseValidation: boolean;
   /**
-   * SEARCH_MEMORY_MB in bytes: budget for search names held in memory over all tenants (0: always the sidecar).
-   * The default, 128 MB, holds the names of about three tenants of 200,000 search items each.
+   * SEARCH_MEMORY_MB in bytes: budget for search names (and a large tenant's hits) held in memory over all tenants
+   * (0: always the sidecar). The default, 256 MB, holds those of three tenants of 200,000 search items each.
    */
   readonly searchMemoryBytes: number;
   /**
@@ -275,7 +275,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
     signalCheckerCmd: argumentVector('SIGNAL_CHECKER_CMD'),
     signalCompilerCmd: argumentVector('SIGNAL_COMPILER_CMD'),
     signalToolTimeoutMs: integer('SIGNAL_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
-    searchMemoryBytes: integer('SEARCH_MEMORY_MB', 128, 0, 1_048_576) * 1024 * 1024,
+    searchMemoryBytes: integer('SEARCH_MEMORY_MB', 256, 0, 1_048_576) * 1024 * 1024,
     readerThreads: oneOf('READER_THREADS', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
     searchThread: oneOf('SEARCH_THREAD', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
     tenantHandlesMax: integer('TENANT_HANDLES_MAX', DEFAULT_TENANT_HANDLES_MAX, 1, 65_536),

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SEARCH_KINDS } from './search-kinds.js';
+import { SLICE_MS, inSlices } from './slices.js';
 
 /**
  * Ends every folded name in a kind's text. Queries never contain it (SearchIndex.search matches nothing for
@@ -12,12 +13,6 @@ const CHUNK = 500;
 
 /** Items per step of a build's loops over the items (a few milliseconds of work). */
 const SLICE_ITEMS = 500;
-
-/**
- * Work between two give-ways of a names load on the serving thread: a request that arrives meanwhile waits at most
- * about this long (plus one step) for it.
- */
-const SLICE_MS = 4;
 
 /**
  * The parts of one kind's names as the sidecar's `names` table holds them (column `part`, this order): the index
@@ -313,23 +308,6 @@ function eachTrigram(text: Uint8Array, start: number, end: number, masks: Map<nu
     masks.set(trigram, (masks.get(trigram) ?? 0) | (1 << ((at - start) % POSITION_CLASSES)));
   }
   for (const [trigram, mask] of masks) visit(trigram, mask);
-}
-
-/**
- * Runs `steps` in slices of about `sliceMs` of work, giving way (setImmediate) between slices; null when `stop()`
- * turned true.
- */
-async function inSlices<T>(steps: Generator<void, T>, stop: () => boolean, sliceMs: number): Promise<T | null> {
-  let sliceStarted = performance.now();
-  for (;;) {
-    if (performance.now() - sliceStarted >= sliceMs) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStarted = performance.now();
-    }
-    if (stop()) return null;
-    const step = steps.next();
-    if (step.done === true) return step.value;
-  }
 }
 
 /** Every kind's names from the items of a sidecar, kind by kind. */

@@ -6,7 +6,7 @@ import { ftsTableOf } from './index-builder.js';
 import { NAME_END, NameIndex } from './name-index.js';
 import { PER_KIND_LIMIT, SEARCH_KINDS, type SearchKind } from './search-kinds.js';
 import type { SearchThread } from './search-thread.js';
-import { SIDECAR_CACHE_KIB, encodeHitRows, prepareHits } from './sidecar-hits.js';
+import { HitTable, SIDECAR_CACHE_KIB, encodeHitRows, prepareHits } from './sidecar-hits.js';
 
 /** The contract's SearchResults: nine arrays of hits, best first. */
 export type SearchResults = components['schemas']['SearchResults'];
@@ -50,8 +50,13 @@ export class SearchIndex {
   private statements: NameStatements | null = null;
   /** The folded names in memory, once loadNames has finished: prefix and substring matches without SQL. */
   private names: NameIndex | null = null;
-  /** The names being read in slices, until they are in. */
-  private namesLoad: Promise<NameIndex | null> | null = null;
+  /**
+   * The hits of a large sidecar in memory, read after its names: a search then copies them instead of reading them
+   * with the hits statement (docs/decisions/0017-search-thread.md).
+   */
+  private hitTable: HitTable | null = null;
+  /** The names (and, with them, the hits) being read in slices, until they are in. */
+  private namesLoad: Promise<{ names: NameIndex; hits: HitTable } | null> | null = null;
   /** Items in the sidecar, as its build recorded them (Infinity when not recorded). */
   private readonly items: number;
   /**
@@ -124,6 +129,7 @@ export class SearchIndex {
   /** Takes the index out of service and closes its connection (and its search thread's). */
   close(): void {
     this.names = null;
+    this.hitTable = null;
     this.leaveThread();
     if (this.db.open) this.db.close();
   }
@@ -133,16 +139,19 @@ export class SearchIndex {
     return this.remote !== null;
   }
 
-  /** Bytes held by the in-memory names, here or on the search thread (0 before loadNames, or after close). */
+  /**
+   * Bytes held by the in-memory names and hits, here or on the search thread (0 before loadNames, or after close).
+   */
   get namesBytes(): number {
-    return this.remote !== null ? this.remoteNamesBytes : (this.names?.bytes ?? 0);
+    return this.remote !== null ? this.remoteNamesBytes : (this.names?.bytes ?? 0) + (this.hitTable?.byteLength ?? 0);
   }
 
   /**
    * Reads the folded names into memory; later searches match them there instead of running two statements per
    * kind. A sidecar of at most `onThisThreadMaxItems` items is read at once, before this returns; a larger one in
-   * slices (of about `sliceMs` of work each) that give way to other work between them. Answers the bytes they take (0 when the index was closed
-   * meanwhile). Results are the same either way; only the cost differs.
+   * slices (of about `sliceMs` of work each) that give way to other work between them, and its hits after them,
+   * which searches then copy instead of reading them from the sidecar. Answers the bytes they take (0 when the
+   * index was closed meanwhile). Results are the same either way; only the cost differs.
    */
   async loadNames(onThisThreadMaxItems = NAMES_ON_THIS_THREAD_MAX_ITEMS, sliceMs?: number): Promise<number> {
     const remote = this.remote;
@@ -155,12 +164,22 @@ export class SearchIndex {
       if (this.items <= onThisThreadMaxItems) this.names = NameIndex.read(this.db);
       else {
         // a second call while the slices run waits for them (the search thread reads names again as it starts)
-        this.namesLoad ??= NameIndex.load(this.db, () => this.isClosed, sliceMs).finally(() => (this.namesLoad = null));
-        const names = await this.namesLoad;
-        if (names !== null && !this.isClosed) this.names = names;
+        this.namesLoad ??= this.readInSlices(sliceMs).finally(() => (this.namesLoad = null));
+        const loaded = await this.namesLoad;
+        if (loaded !== null && !this.isClosed) {
+          this.names = loaded.names;
+          this.hitTable = loaded.hits;
+        }
       }
     }
     return this.namesBytes;
+  }
+
+  /** A large sidecar's names, then its hits, read in slices; null once the index was closed meanwhile. */
+  private async readInSlices(sliceMs: number | undefined): Promise<{ names: NameIndex; hits: HitTable } | null> {
+    const names = await NameIndex.load(this.db, () => this.isClosed, sliceMs);
+    const hits = names === null ? null : await HitTable.load(this.db, () => this.isClosed, sliceMs);
+    return names === null || hits === null ? null : { names, hits };
   }
 
   /** Whether loadNames reads the names on this thread, before it returns (a sidecar of few items). */
@@ -171,6 +190,7 @@ export class SearchIndex {
   /** Drops the in-memory names (searches go back to the sidecar's statements). */
   dropNames(): void {
     this.names = null;
+    this.hitTable = null;
     if (this.remote !== null) {
       this.remote.thread.dropNames(this.remote.key);
       this.remoteNamesBytes = 0;
@@ -218,7 +238,8 @@ export class SearchIndex {
     if (folded === '' || folded.includes(NAME_END)) return EMPTY_RESULTS;
     const chosen = this.names !== null ? this.choose(folded) : this.nameStatements().chooseInOneRead(folded);
     if (!chosen.some((ids) => ids.length > 0)) return EMPTY_RESULTS;
-    return new EncodedJson<SearchResults>(encodeHitRows(this.hits.all(JSON.stringify(chosen)) as [number, Buffer][]));
+    const body = this.hitTable !== null ? this.hitTable.encode(chosen) : encodeHitRows(this.hits.all(JSON.stringify(chosen)) as [number, Buffer][]);
+    return new EncodedJson<SearchResults>(body);
   }
 
   /** The ids of the items to answer, per kind (by rank), in order. */

@@ -61,7 +61,10 @@ export class SearchIndexes {
     private readonly log: Logger,
     /** The contract's SearchItem check, run on every hit when a sidecar is built. */
     private readonly checkHit: SearchHitCheck,
-    /** Budget for in-memory names over all open indexes (SEARCH_MEMORY_MB); an index past it searches its sidecar. */
+    /**
+     * Budget for in-memory names (with a large index's hits) over all open indexes (SEARCH_MEMORY_MB); an index past
+     * it searches its sidecar.
+     */
     readonly namesBudgetBytes: number,
     /** Results per (tenant, generation, folded query); shared between requests, never mutated. */
     readonly cache: SearchResultCache = new SearchResultCache(),

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { RESULT_KEY, SEARCH_KINDS } from './search-kinds.js';
+import { SLICE_MS, inSlices } from './slices.js';
 
 /**
  * Page cache of an open sidecar connection, in KiB (better-sqlite3's default is 16 MB per connection). A search
@@ -45,3 +46,100 @@ export function encodeHitRows(rows: readonly (readonly [number, Buffer])[]): Buf
   ENVELOPE[SEARCH_KINDS.length]!.copy(body, at);
   return body;
 }
+
+/** Item ids read per step of a HitTable load (about 1 MB of hits on the bench's tenant). */
+const LOAD_IDS = 4096;
+
+/**
+ * The hits of a sidecar's items in memory, as the bytes of their JSON, by item id: `encode` answers the body the
+ * hits statement and encodeHitRows answer for the same ids, with a copy per hit instead of a B-tree lookup per hit
+ * and SQLite's JSON and grouping.
+ */
+export class HitTable {
+  private constructor(
+    /** Item id of `starts[0]`. */
+    private readonly first: number,
+    /** Item `first + i`'s hit is bytes[starts[i], starts[i + 1]) (empty: no such item). */
+    private readonly starts: Uint32Array,
+    private readonly bytes: Uint8Array,
+  ) {}
+
+  /** Memory the table takes, in bytes. */
+  get byteLength(): number {
+    return this.starts.byteLength + this.bytes.byteLength;
+  }
+
+  /**
+   * Reads the hits of an open sidecar in slices of about `sliceMs` of work each (`idsPerStep` item ids per step),
+   * giving way to other tasks between them; null when `stop()` turned true meanwhile. No statement stays open
+   * between steps.
+   */
+  static load(db: Database.Database, stop: () => boolean, sliceMs = SLICE_MS, idsPerStep = LOAD_IDS): Promise<HitTable | null> {
+    return inSlices(HitTable.steps(db, idsPerStep), stop, sliceMs);
+  }
+
+  /** The SearchResults body of the chosen ids of each kind (by rank), in the order chosen, in a buffer of its own. */
+  encode(chosen: readonly (readonly number[])[]): Buffer {
+    const { first, starts, bytes } = this;
+    const present = (id: number): boolean => id >= first && id - first + 1 < starts.length && starts[id - first + 1]! > starts[id - first]!;
+    let length = 0;
+    for (const part of ENVELOPE) length += part.length;
+    for (const ids of chosen) {
+      let hits = 0;
+      for (const id of ids) {
+        if (!present(id)) continue;
+        length += starts[id - first + 1]! - starts[id - first]! + (hits > 0 ? 1 : 0);
+        hits += 1;
+      }
+    }
+    const body = Buffer.allocUnsafeSlow(length);
+    let at = 0;
+    for (let rank = 0; rank < SEARCH_KINDS.length; rank++) {
+      at += ENVELOPE[rank]!.copy(body, at);
+      let hits = 0;
+      for (const id of chosen[rank] ?? []) {
+        if (!present(id)) continue;
+        if (hits++ > 0) body[at++] = COMMA;
+        body.set(bytes.subarray(starts[id - first]!, starts[id - first + 1]!), at);
+        at += starts[id - first + 1]! - starts[id - first]!;
+      }
+    }
+    ENVELOPE[SEARCH_KINDS.length]!.copy(body, at);
+    return body;
+  }
+
+  /** The table read `idsPerStep` ids per step: their hits' lengths, then their bytes joined by SQLite. */
+  private static *steps(db: Database.Database, idsPerStep: number): Generator<void, HitTable> {
+    const range = db.prepare('SELECT min(id), max(id) FROM items').raw().get() as [number | null, number | null];
+    const [first, last] = range[0] === null || range[1] === null ? [0, -1] : (range as [number, number]);
+    const starts = new Uint32Array(last - first + 2);
+    const lengths = db.prepare('SELECT id, octet_length(hit) FROM items WHERE id BETWEEN ? AND ? ORDER BY id').raw();
+    const joinedHits = db.prepare("SELECT CAST(group_concat(hit, '' ORDER BY id) AS BLOB) FROM items WHERE id BETWEEN ? AND ?").pluck();
+    const chunks: Buffer[] = [];
+    let offset = 0;
+    for (let from = first; from <= last; from += idsPerStep) {
+      const to = Math.min(last, from + idsPerStep - 1);
+      let next = from;
+      for (const [id, length] of lengths.all(from, to) as [number, number][]) {
+        for (; next <= id; next++) starts[next - first] = offset; // ids without an item hold nothing
+        offset += length;
+        starts[id - first + 1] = offset;
+      }
+      for (; next <= to; next++) starts[next - first + 1] = offset;
+      const chunk = joinedHits.get(from, to) as Buffer | null;
+      if (chunk !== null) chunks.push(chunk);
+      yield;
+    }
+    const bytes = new Uint8Array(offset);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+    if (at !== offset) throw new Error('the hits of the search index changed while they were read');
+    return new HitTable(first, starts, bytes);
+  }
+}
+
+const COMMA = 0x2c;
+

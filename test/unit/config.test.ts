@@ -9,7 +9,7 @@ describe('loadConfig', () => {
     expect(config.klsDir).to.equal(path.join('/srv/app/data', 'kls'));
     expect(config.appDb).to.deep.equal({ kind: 'sqlite', path: '/srv/app/data/app.sqlite', pool: 10, lockTimeoutMs: 5000 });
     expect(config.githubApiUrl).to.equal('https://api.github.com');
-    expect(config.searchMemoryBytes).to.equal(128 * 1024 * 1024);
+    expect(config.searchMemoryBytes).to.equal(256 * 1024 * 1024);
     expect(config.tenantHandlesMax).to.equal(32);
     expect(loadConfig({ SEARCH_MEMORY_MB: '0' }).searchMemoryBytes).to.equal(0);
     expect(Object.isFrozen(config)).to.equal(true);
