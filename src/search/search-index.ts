@@ -55,8 +55,10 @@ export class SearchIndex {
    * with the hits statement (docs/decisions/0017-search-thread.md).
    */
   private hitTable: HitTable | null = null;
-  /** The names (and, with them, the hits) being read in slices, until they are in. */
-  private namesLoad: Promise<{ names: NameIndex; hits: HitTable } | null> | null = null;
+  /** The names (and then the hits) being read in slices, until they are in. */
+  private namesLoad: Promise<void> | null = null;
+  /** The names alone being read in slices, until they are in. */
+  private reading: Promise<unknown> | null = null;
   /** Items in the sidecar, as its build recorded them (Infinity when not recorded). */
   private readonly items: number;
   /**
@@ -165,21 +167,30 @@ export class SearchIndex {
       else {
         // a second call while the slices run waits for them (the search thread reads names again as it starts)
         this.namesLoad ??= this.readInSlices(sliceMs).finally(() => (this.namesLoad = null));
-        const loaded = await this.namesLoad;
-        if (loaded !== null && !this.isClosed) {
-          this.names = loaded.names;
-          this.hitTable = loaded.hits;
-        }
+        await this.namesLoad;
       }
     }
     return this.namesBytes;
   }
 
-  /** A large sidecar's names, then its hits, read in slices; null once the index was closed meanwhile. */
-  private async readInSlices(sliceMs: number | undefined): Promise<{ names: NameIndex; hits: HitTable } | null> {
-    const names = await NameIndex.load(this.db, () => this.isClosed, sliceMs);
-    const hits = names === null ? null : await HitTable.load(this.db, () => this.isClosed, sliceMs);
-    return names === null || hits === null ? null : { names, hits };
+  /**
+   * A large sidecar's names, then its hits, read in slices. Searches use the names as soon as they are in, while the
+   * hits are read (on the search thread, every search queued meanwhile runs between two slices).
+   */
+  private async readInSlices(sliceMs: number | undefined): Promise<void> {
+    const reading = NameIndex.load(this.db, () => this.isClosed, sliceMs);
+    this.reading = reading.finally(() => (this.reading = null));
+    const names = await reading;
+    if (names === null || this.isClosed) return;
+    this.names = names;
+    // dropped or closed meanwhile: the hits are not wanted either
+    const hits = await HitTable.load(this.db, () => this.names !== names, sliceMs);
+    if (hits !== null && this.names === names) this.hitTable = hits;
+  }
+
+  /** While the names are being read in slices: settles once they are in (or the read stopped); null otherwise. */
+  get namesReading(): Promise<unknown> | null {
+    return this.reading;
   }
 
   /** Whether loadNames reads the names on this thread, before it returns (a sidecar of few items). */

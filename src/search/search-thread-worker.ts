@@ -21,6 +21,22 @@ function indexOf(key: number): SearchIndex {
   return index;
 }
 
+/** Answers a search with the bytes of its body, transferred (null: no hit), or its failure. */
+function search(index: SearchIndex, request: Extract<SearchThreadRequest, { kind: 'search' }>): void {
+  try {
+    const results = index.search(request.folded);
+    if (results === EMPTY_RESULTS) {
+      reply({ kind: 'answer', id: request.id, body: null });
+      return;
+    }
+    // the body has a buffer of its own (HitTable.encode, encodeHitRows): moved, not copied
+    const body = results.bytes;
+    reply({ kind: 'answer', id: request.id, body }, [body.buffer as ArrayBuffer]);
+  } catch (err) {
+    reply({ kind: 'failed', id: request.id, message: (err as Error).message });
+  }
+}
+
 port.on('message', (request: SearchThreadRequest) => {
   try {
     switch (request.kind) {
@@ -44,14 +60,13 @@ port.on('message', (request: SearchThreadRequest) => {
         indexes.get(request.key)?.dropNames();
         return;
       case 'search': {
-        const results = indexOf(request.key).search(request.folded);
-        if (results === EMPTY_RESULTS) {
-          reply({ kind: 'answer', id: request.id, body: null });
-          return;
-        }
-        // the body has a buffer of its own (encodeHitRows): moved, not copied
-        const body = results.bytes;
-        reply({ kind: 'answer', id: request.id, body }, [body.buffer as ArrayBuffer]);
+        const index = indexOf(request.key);
+        // The names stored in a sidecar are in within tens of milliseconds (a thread started again reads them): a
+        // search waits for them rather than run the sidecar's statements (about 1.4 ms against 0.15) between their
+        // slices, which made a read with 50 searches at a time take seconds.
+        const reading = index.namesReading;
+        if (reading === null) search(index, request);
+        else void reading.then(() => search(index, request));
         return;
       }
       case 'close':
