@@ -228,8 +228,10 @@ export interface paths {
          *       400.
          *
          *       Results are cached in memory per tenant, tenant file generation and folded
-         *       `q` (least recently used, 256 entries per server): typeahead repeats the
-         *       same queries, and a repeated one is answered without touching the index.
+         *       `q` (least recently used, 256 entries per server), from the second time a
+         *       query is searched: typeahead repeats the same queries, and from its third
+         *       time on a repeated one is answered without touching the index, while
+         *       queries searched once (the server remembers the last 1,024) take no room.
          *       A new tenant file generation never sees results of an older one.
          *
          *       Queries of **one or two characters** (after folding) are prefix searches: they
@@ -242,9 +244,10 @@ export interface paths {
          *       `search-index.g<generation>.sqlite` beside the tenant file, never inside
          *       it), in the background as soon as the file is (re)loaded; requests never scan
          *       `search_items`. A search that arrives while that build runs waits for it (a
-         *       few seconds for 200,000 items). Once the index is built, its folded names are
-         *       also held in memory (within the server's `SEARCH_MEMORY_MB` budget), which
-         *       makes uncached searches cheaper; results are the same either way. Every hit
+         *       few seconds for 200,000 items). Once the index is built, its folded names (and,
+         *       for a tenant of more than 500 search items, its hits) are also held in memory
+         *       (within the server's `SEARCH_MEMORY_MB` budget), which makes uncached
+         *       searches cheaper; results are the same either way. Every hit
          *       is checked against `SearchItem` when the index is built. Requires `tenant`
          *       and `q`.
          *     - `tenants`: lists every tenant the server knows (`TenantList`), ordered by

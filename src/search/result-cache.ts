@@ -6,7 +6,12 @@ import type { EncodedResults } from './search-index.js';
 export const RESULT_CACHE_ENTRIES = 256;
 
 /**
- * Least-recently-used cache of search results per (tenant composite ID, index generation, folded query).
+ * Least-recently-used cache of search results per (tenant composite ID, index generation, folded query), kept from
+ * the second time a query is searched: the first time only its key is remembered (the last `capacity` × 4 of
+ * them). A result kept outlives the young generation's collections and dies in the old one, which V8 then has to
+ * mark: keeping every result cost about a sixth of the unseen searches a server answers, for queries that are
+ * rarely asked again (docs/decisions/0017-search-thread.md); typeahead's repeated ones are kept from their second
+ * search on.
  * A new generation has a new key, so a replaced tenant file never serves old results; old keys age out.
  * Each entry keeps its body as a string of its bytes (latin1: one character per byte), in V8's heap, and a hit gets
  * a fresh buffer of them. A cached body outlives the young generation's collections, and a buffer that dies in the
@@ -16,6 +21,8 @@ export const RESULT_CACHE_ENTRIES = 256;
  */
 export class SearchResultCache {
   private readonly entries = new Map<string, string>();
+  /** Keys of results searched once and not kept, oldest first. */
+  private readonly seen = new Set<string>();
   hits = 0;
   misses = 0;
 
@@ -45,9 +52,17 @@ export class SearchResultCache {
     return new EncodedJson(Buffer.from(found, 'latin1'));
   }
 
-  /** Stores `results`, evicting the least recently used entry beyond capacity (capacity 0 disables the cache). */
+  /**
+   * Stores `results` when `key` was searched before (and is still remembered), evicting the least recently used
+   * entry beyond capacity; otherwise remembers the key (capacity 0 disables the cache).
+   */
   set(key: string, results: EncodedResults): void {
     if (this.capacity <= 0) return;
+    if (!this.entries.has(key) && !this.seen.delete(key)) {
+      this.seen.add(key);
+      if (this.seen.size > this.capacity * 4) this.seen.delete(this.seen.values().next().value as string);
+      return;
+    }
     this.entries.delete(key);
     this.entries.set(key, results.bytes.toString('latin1'));
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
@@ -59,5 +74,6 @@ export class SearchResultCache {
 
   clear(): void {
     this.entries.clear();
+    this.seen.clear();
   }
 }

@@ -17,13 +17,39 @@ describe('search result cache', () => {
     expect(SearchResultCache.keyOf('ost.a', 1, 'cost')).to.not.equal(SearchResultCache.keyOf('ost.b', 1, 'cost'));
   });
 
+  it('keeps a result from the second time its query is searched, remembering the last capacity × 4 queries searched once', () => {
+    const cache = new SearchResultCache(2);
+    const a = results();
+    cache.set('a', results());
+    expect(cache.get('a'), 'searched once').to.equal(undefined);
+    cache.set('a', a);
+    expect(bytesOf(cache.get('a'))).to.equal(bytesOf(a));
+    // eight other queries searched once: 'b' is still remembered, then a ninth pushes it out
+    cache.set('b', results());
+    for (let i = 0; i < 7; i++) cache.set(`once ${i}`, results());
+    cache.set('b', results());
+    expect(cache.size).to.equal(2);
+    for (let i = 0; i < 9; i++) cache.set(`c ${i}`, results());
+    cache.set('c 0', results());
+    expect(cache.size, "'c 0' forgotten: searched once again").to.equal(2);
+    expect(cache.get('c 0')).to.equal(undefined);
+    cache.clear();
+    cache.set('a', results());
+    expect(cache.get('a'), 'searched once since clear').to.equal(undefined);
+  });
+
   it('evicts the least recently used entry beyond capacity and counts hits and misses', () => {
     const cache = new SearchResultCache(2);
     const a = results();
-    cache.set('a', a);
-    cache.set('b', results());
+    // each kept from its second search
+    const put = (key: string, value: EncodedResults): void => {
+      cache.set(key, results());
+      cache.set(key, value);
+    };
+    put('a', a);
+    put('b', results());
     expect(bytesOf(cache.get('a'))).to.equal(bytesOf(a)); // a is now the most recent
-    cache.set('c', results());
+    put('c', results());
     expect(cache.size).to.equal(2);
     expect(cache.get('b')).to.equal(undefined);
     expect(bytesOf(cache.get('a'))).to.equal(bytesOf(a));
@@ -41,7 +67,7 @@ describe('search result cache', () => {
     const cache = new SearchResultCache(64);
     collectAllGarbage();
     const before = process.memoryUsage().arrayBuffers;
-    for (let i = 0; i < 64; i++) cache.set(String(i), new EncodedJson(Buffer.alloc(256 * 1024, i)));
+    for (let i = 0; i < 64; i++) for (let time = 0; time < 2; time++) cache.set(String(i), new EncodedJson(Buffer.alloc(256 * 1024, i)));
     collectAllGarbage();
     const held = process.memoryUsage().arrayBuffers - before;
     expect(held, 'bytes of array buffers held by the cache').to.be.lessThan(1024 * 1024);
