@@ -43,15 +43,19 @@ export class IdleCollection {
   private inFlight = 0;
   private started = 0;
   private startedAtLastLook = 0;
-  private heapAfterLast: number;
+  /**
+   * The heap right after the last collection; null before the first, which comes at the first quiet look whatever
+   * the heap: at start the heap holds the garbage of starting (contract, demo data) beside what is live, and growth
+   * measured from there let a server that served a busy spell stay at its heap (57 instead of 30 MB) with no
+   * collection.
+   */
+  private heapAfterLast: number | null = null;
 
   constructor(
     private readonly minGrowthMb: number = IDLE_COLLECTION_MIN_GROWTH_MB,
     private readonly heapBytes: () => number = heapResident,
     private readonly collect: () => void = memoryReducingCollection(),
-  ) {
-    this.heapAfterLast = heapBytes();
-  }
+  ) {}
 
   requestStarted(): void {
     this.inFlight += 1;
@@ -64,13 +68,14 @@ export class IdleCollection {
 
   /**
    * One look (every IDLE_CHECK_MS): collects when no request is in flight, none has started since the last look,
-   * and the heap has grown by minGrowthMb since the last collection; answers what the collection did, or null.
+   * and the heap has grown by minGrowthMb since the last collection (or none has run yet); answers what the
+   * collection did, or null.
    */
   look(): IdleCollected | null {
     const quiet = this.inFlight === 0 && this.started === this.startedAtLastLook;
     this.startedAtLastLook = this.started;
     const before = this.heapBytes();
-    if (!quiet || before - this.heapAfterLast < this.minGrowthMb * MB) return null;
+    if (!quiet || (this.heapAfterLast !== null && before - this.heapAfterLast < this.minGrowthMb * MB)) return null;
     const rssBefore = process.memoryUsage.rss();
     const startedAt = performance.now();
     this.collect();

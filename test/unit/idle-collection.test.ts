@@ -15,12 +15,36 @@ describe('idle collection', () => {
         state.heap = 40 * MB;
       },
     );
+    // the first quiet look collects whatever the heap (below); the tests start after it
+    idle.look();
+    state.collections = 0;
     return { idle, state };
   };
   const busySpell = (idle: IdleCollection, requests = 3): void => {
     for (let i = 0; i < requests; i++) idle.requestStarted();
     for (let i = 0; i < requests; i++) idle.requestEnded();
   };
+
+  it('collects at its first quiet look whatever the heap (the garbage of starting), and measures growth from there', () => {
+    const state = { heap: 48 * MB, collections: 0 };
+    const idle = new IdleCollection(16, () => state.heap, () => {
+      state.collections += 1;
+      state.heap = 25 * MB;
+    });
+    idle.requestStarted();
+    expect(idle.look(), 'a request in flight').to.equal(null);
+    idle.requestEnded();
+    expect(idle.look()?.heapMb).to.deep.equal({ before: 48, after: 25 });
+    busySpell(idle);
+    state.heap = 40 * MB;
+    idle.look();
+    expect(idle.look()?.heapMb, '15 MB above the heap after the last collection: not yet').to.equal(undefined);
+    busySpell(idle);
+    state.heap = 41 * MB;
+    idle.look();
+    expect(idle.look()?.heapMb).to.deep.equal({ before: 41, after: 25 });
+    expect(state.collections).to.equal(2);
+  });
 
   it('collects once a whole look has passed without a request after a busy spell, and answers the heap before and after', () => {
     const { idle, state } = setUp();
