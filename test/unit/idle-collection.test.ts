@@ -92,6 +92,23 @@ describe('idle collection', () => {
     expect(state.collections).to.equal(0);
   });
 
+  it('collects after many requests even when the heap did not grow: what they left outside it does not show there', () => {
+    const state = { heap: 40 * MB, collections: 0 };
+    const idle = new IdleCollection(16, () => state.heap, () => (state.collections += 1), 100);
+    idle.look();
+    busySpell(idle, 99);
+    idle.look();
+    expect(idle.look(), '99 requests').to.equal(null);
+    busySpell(idle, 1);
+    idle.look();
+    expect(idle.look(), '100 requests').to.not.equal(null);
+    expect(state.collections).to.equal(2);
+    // counted from the last collection
+    busySpell(idle, 99);
+    idle.look();
+    expect(idle.look()).to.equal(null);
+  });
+
   it('does not collect when the heap has grown by less than the threshold since the last collection', () => {
     const { idle, state } = setUp(16);
     busySpell(idle);
