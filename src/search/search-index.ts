@@ -58,7 +58,7 @@ export class SearchIndex {
   /** The names (and then the hits) being read in slices, until they are in. */
   private namesLoad: Promise<void> | null = null;
   /** The names alone being read in slices, until they are in. */
-  private reading: Promise<unknown> | null = null;
+  private reading: Promise<void> | null = null;
   /** Items in the sidecar, as its build recorded them (Infinity when not recorded). */
   private readonly items: number;
   /**
@@ -179,7 +179,11 @@ export class SearchIndex {
    */
   private async readInSlices(sliceMs: number | undefined): Promise<void> {
     const reading = NameIndex.load(this.db, () => this.isClosed, sliceMs);
-    this.reading = reading.finally(() => (this.reading = null));
+    // settles either way: a search waiting for it runs on the statements when the read failed
+    const settled = (): void => {
+      this.reading = null;
+    };
+    this.reading = reading.then(settled, settled);
     const names = await reading;
     if (names === null || this.isClosed) return;
     this.names = names;
@@ -188,8 +192,11 @@ export class SearchIndex {
     if (hits !== null && this.names === names) this.hitTable = hits;
   }
 
-  /** While the names are being read in slices: settles once they are in (or the read stopped); null otherwise. */
-  get namesReading(): Promise<unknown> | null {
+  /**
+   * While the names are being read in slices: resolves once they are in, or the read stopped or failed (it never
+   * rejects); null otherwise.
+   */
+  get namesReading(): Promise<void> | null {
     return this.reading;
   }
 
