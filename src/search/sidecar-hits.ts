@@ -50,6 +50,9 @@ export function encodeHitRows(rows: readonly (readonly [number, Buffer])[]): Buf
 /** Item ids read per step of a HitTable load (about 1 MB of hits on the bench's tenant). */
 const LOAD_IDS = 4096;
 
+/** Between two hits of a kind in a body. */
+const COMMA = 0x2c;
+
 /**
  * The hits of a sidecar's items in memory, as the bytes of their JSON, by item id: `encode` answers the body the
  * hits statement and encodeHitRows answer for the same ids, with a copy per hit instead of a B-tree lookup per hit
@@ -140,6 +143,3 @@ export class HitTable {
     return new HitTable(first, starts, bytes);
   }
 }
-
-const COMMA = 0x2c;
-
