@@ -21,7 +21,40 @@ setImmediate(() => {
 });
 `;
 
+/**
+ * A process that logs 50,000 lines (non-ASCII text among them) over 100 turns of the event loop, marking on
+ * standard output where each turn ended, then exits at once.
+ */
+const BURST = `
+import fs from 'node:fs';
+import { createLogger } from ${JSON.stringify(path.join(root, 'src/logger.ts'))};
+const log = createLogger('info');
+let n = 0;
+const turn = () => {
+  for (let i = 0; i < 500; i++, n++) log.info({ n, text: n % 3 === 0 ? 'Coût — Straße 😀' : 'cost' }, 'burst');
+  if (n === 50_000) process.exit(0);
+  const logged = n;
+  setImmediate(() => fs.writeSync(1, 'turn ' + logged + '\\n'));
+  setImmediate(turn);
+};
+turn();
+`;
+
 describe('the logger', () => {
+  it('writes every line of a burst intact and in order, the lines of a turn before the next turn, the last ones as the process exits', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', BURST], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    expect(run.status, run.stderr).to.equal(0);
+    const out = run.stdout.trim().split('\n');
+    const marks = out.flatMap((line, i) => (line.startsWith('turn ') ? [[i, Number(line.slice(5))]] : []));
+    // a turn's mark comes after all of its lines: the n-th mark is preceded by exactly n lines
+    expect(marks.length).to.equal(99);
+    for (const [at, logged] of marks) expect(at - marks.findIndex(([other]) => other === at), `mark of ${logged}`).to.equal(logged);
+    const lines = out.filter((line) => !line.startsWith('turn ')).map((line) => JSON.parse(line) as { n: number; text: string });
+    expect(lines.length).to.equal(50_000);
+    const wrong = lines.filter((line, i) => line.n !== i || line.text !== (i % 3 === 0 ? 'Coût — Straße 😀' : 'cost'));
+    expect(wrong.slice(0, 3)).to.deep.equal([]);
+  });
+
   it('writes JSON lines stamped with the ISO time of its clock, and every line is out when the process exits', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], { cwd: root, encoding: 'utf8' });
     expect(run.status, run.stderr).to.equal(0);
