@@ -14,7 +14,7 @@ export const RESULT_CACHE_ENTRIES = 256;
  * search on.
  * A new generation has a new key, so a replaced tenant file never serves old results; old keys age out.
  * Each entry keeps its body as a string of its bytes (latin1: one character per byte), in V8's heap, and a hit gets
- * a fresh buffer of them. A cached body outlives the young generation's collections, and a buffer that dies in the
+ * a fresh buffer of them, given back once the answer is written (`EncodedJson.owned`). A cached body outlives the young generation's collections, and a buffer that dies in the
  * old generation is freed only by a full collection: V8 lets such buffers pile up by tens of MB (external memory)
  * before one, and the C allocator keeps the arena they were in (the main arena grew from 23 to 95 MB under the
  * search load, docs/decisions/0016-memory.md). V8's own pages go back once the server is quiet.
@@ -49,7 +49,10 @@ export class SearchResultCache {
     this.counts.hits.inc();
     this.entries.delete(key);
     this.entries.set(key, found);
-    return new EncodedJson(Buffer.from(found, 'latin1'));
+    // a buffer of its own, which the answer gives back once written
+    const bytes = Buffer.allocUnsafeSlow(found.length);
+    bytes.write(found, 'latin1');
+    return new EncodedJson(bytes, true);
   }
 
   /**

@@ -228,7 +228,7 @@ export class SearchIndex {
     if (folded === '' || folded.includes(NAME_END)) return EMPTY_RESULTS;
     try {
       const body = await remote.thread.search(remote.key, folded);
-      return body === null ? EMPTY_RESULTS : new EncodedJson<SearchResults>(body);
+      return body === null ? EMPTY_RESULTS : new EncodedJson<SearchResults>(body, true);
     } catch (err) {
       if (this.isClosed) throw err;
       if (this.remote === remote) this.leaveThread();
@@ -257,7 +257,7 @@ export class SearchIndex {
     const chosen = this.names !== null ? this.choose(folded) : this.nameStatements().chooseInOneRead(folded);
     if (!chosen.some((ids) => ids.length > 0)) return EMPTY_RESULTS;
     const body = this.hitTable !== null ? this.hitTable.encode(chosen) : encodeHitRows(this.hits.all(JSON.stringify(chosen)) as [number, Buffer][]);
-    return new EncodedJson<SearchResults>(body);
+    return new EncodedJson<SearchResults>(body, true);
   }
 
   /** The ids of the items to answer, per kind (by rank), in order. */

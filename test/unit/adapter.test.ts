@@ -29,7 +29,7 @@ const document = {
             name: 'variant',
             in: 'query',
             required: true,
-            schema: { type: 'string', enum: ['good', 'bad-body', 'bad-status', 'encoded', 'throw-declared', 'throw-undeclared', 'throw-bad-body'] },
+            schema: { type: 'string', enum: ['good', 'bad-body', 'bad-status', 'encoded', 'owned', 'owned-slice', 'throw-declared', 'throw-undeclared', 'throw-bad-body'] },
           },
         ],
         responses: {
@@ -62,8 +62,18 @@ function lookUpThing(variant: string): never {
   throw new HttpProblem('conflict', 'the thing is busy');
 }
 
+/** An owned body: a buffer of its own. */
+function ownedBody(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
+}
+
 async function serve(responseValidation: boolean) {
   const lines: string[] = [];
+  /** The bodies the handler answered, and for each request the moment its response was written. */
+  const bodies: Buffer[] = [];
+  const written: Promise<void>[] = [];
   const log = pino({ level: 'info' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
   const handlers = {
     getThing: async (input: { query: { variant: string } }) =>
@@ -72,7 +82,11 @@ async function serve(responseValidation: boolean) {
         : input.query.variant === 'bad-body'
           ? { status: 200, body: { n: 'one', extra: true } }
           : input.query.variant === 'encoded'
-            ? { status: 200, body: new EncodedJson(Buffer.from('{"n": 2}')) }
+            ? { status: 200, body: new EncodedJson(bodies[bodies.push(ownedBody('{"n": 2}')) - 1]!) }
+            : input.query.variant === 'owned'
+            ? { status: 200, body: new EncodedJson(bodies[bodies.push(ownedBody('{"n": 3}')) - 1]!, true) }
+            : input.query.variant === 'owned-slice'
+            ? { status: 200, body: new EncodedJson(bodies[bodies.push(Buffer.from('{"n": 4}')) - 1]!, true) }
             : input.query.variant.startsWith('throw-')
               ? lookUpThing(input.query.variant)
               : { status: 418, body: { n: 1 } },
@@ -80,6 +94,10 @@ async function serve(responseValidation: boolean) {
   const index = await ContractIndex.build(document);
   const app = new Koa();
   app.use(requestContext(log, 'v0.1.0 2026-11-21 00:00'));
+  app.use(async (ctx, next) => {
+    written.push(new Promise((resolve) => ctx.res.once('finish', resolve)));
+    await next();
+  });
   const problems = problemCheck(index, responseValidation);
   app.use(problemMiddleware(problems));
   const deps = { config: { responseValidation }, contract: { document }, tokens: null, limits: new CostLimits({ narrativesPerMinute: 0, exportsPerCaller: 0, signalToolsPerMinute: 0 }) };
@@ -87,7 +105,7 @@ async function serve(responseValidation: boolean) {
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, lines, close: () => new Promise((resolve) => server.close(resolve)) };
+  return { url, lines, bodies, written, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
 describe('contract adapter', () => {
@@ -109,6 +127,22 @@ describe('contract adapter', () => {
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.equal('application/json');
       expect(res.text).to.equal('{"n": 2}');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('gives the buffer of an owned EncodedJson back once its answer is written, never a shared one or a slice', async () => {
+    const s = await serve(true);
+    try {
+      for (const [variant, text] of [['encoded', '{"n": 2}'], ['owned', '{"n": 3}'], ['owned-slice', '{"n": 4}']] as const) {
+        const res = await call(s.url, `/thing?variant=${variant}`);
+        expect(res.text, variant).to.equal(text);
+        await s.written.at(-1);
+      }
+      expect(s.bodies.map((body) => (body.buffer as ArrayBuffer).detached)).to.deep.equal([false, true, false]);
+      expect(s.bodies[0]!.toString()).to.equal('{"n": 2}');
+      expect(s.bodies[2]!.toString()).to.equal('{"n": 4}');
     } finally {
       await s.close();
     }
