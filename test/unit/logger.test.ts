@@ -29,12 +29,23 @@ const BURST = `
 import fs from 'node:fs';
 import { createLogger } from ${JSON.stringify(path.join(root, 'src/logger.ts'))};
 const log = createLogger('info');
+// standard output may be a pipe in non-blocking mode: a full pipe answers EAGAIN until the reader catches up
+const mark = (text) => {
+  for (;;) {
+    try {
+      fs.writeSync(1, text);
+      return;
+    } catch (err) {
+      if (err.code !== 'EAGAIN') throw err;
+    }
+  }
+};
 let n = 0;
 const turn = () => {
   for (let i = 0; i < 500; i++, n++) log.info({ n, text: n % 3 === 0 ? 'Coût — Straße 😀' : 'cost' }, 'burst');
   if (n === 50_000) process.exit(0);
   const logged = n;
-  setImmediate(() => fs.writeSync(1, 'turn ' + logged + '\\n'));
+  setImmediate(() => mark('turn ' + logged + '\\n'));
   setImmediate(turn);
 };
 turn();
