@@ -15,10 +15,10 @@ export const IDLE_COLLECTION_MIN_GROWTH_MB = 16;
 
 /**
  * Requests since the last collection from which an idle server collects whatever its heap grew by: what requests
- * leave outside V8's heap is not in its growth. The body of a search answered by the search thread (2–24 KB) stays
- * allocated in that thread's C allocator arena until the main thread's collector frees the buffer that took it
- * over; after the regress bench's search loads the heap had grown by less than 16 MB, nothing was collected, and
- * the idle RSS read 187–202 MB; with this bound, 157 MB. A health probe every 5 s reaches it in 14 hours.
+ * leave outside V8's heap (buffers the collector frees) is not in its growth. Measured while search answers' bodies
+ * were still left to the collector (they are now given back once written: `EncodedJson.owned`): after the regress
+ * bench's search loads the heap had grown by less than 16 MB, nothing was collected, and the idle RSS read
+ * 187–202 MB; with this bound, 157 MB. A health probe every 5 s reaches it in 14 hours.
  */
 export const IDLE_COLLECTION_MIN_REQUESTS = 10_000;
 

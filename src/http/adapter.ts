@@ -275,9 +275,10 @@ function send(ctx: Koa.Context, api: OpenAPIBackend, problems: ProblemCheck, ent
 }
 
 /**
- * Gives the memory of an answer's own buffer back as soon as the answer is written, by detaching it. Left to V8, a buffer still in flight at two young-generation collections lives until the next
- * full one, seconds later under load: a search load kept tens of MB of answers allocated, and the C allocator's
- * arena they were in stayed at that high-water mark once idle (docs/decisions/0016-memory.md).
+ * Gives the memory of an answer's own buffer back as soon as the answer is written, by detaching it. Left to V8,
+ * a buffer still in flight at two young-generation collections lives until the next full one, seconds later under
+ * load: a search load kept tens of MB of answers allocated, and the C allocator's arena they were in stayed at that
+ * high-water mark once idle (docs/decisions/0016-memory.md).
  */
 function releaseWhenWritten(res: http.ServerResponse, bytes: Buffer): void {
   const buffer = bytes.buffer;
