@@ -50,7 +50,7 @@ interface Routed {
  * reads the body the contract allows, validates it once (openapi-backend's validators), admits costly work (429),
  * calls the typed handler over the caller's view of the tenants, and writes its result (validated when asked).
  */
-export function contractMiddleware(index: ContractIndex, handlers: HandlerMap, deps: Deps, problems: ProblemCheck): Koa.Middleware {
+export function serveOperations(index: ContractIndex, handlers: HandlerMap, deps: Deps, problems: ProblemCheck): (ctx: Koa.Context) => Promise<void> {
   const api = index.api;
   const verifier = deps.tokens;
   const turns = new LargeBodyTurns();

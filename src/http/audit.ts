@@ -53,22 +53,19 @@ export function auditRecordOf(ctx: Koa.Context, operationId: string | null, alwa
  * request (401, 403, 421, 429, and 404 for a tenant outside the caller's scope): operation, user, address,
  * tenant, outcome, the IDs named or created and, for audited reads, what they gave away. Never the token. A
  * streamed body (an export) is logged when the stream has closed, with its final counts. The lines are written
- * at level info whatever LOG_LEVEL says (only `silent` mutes them).
+ * at level info whatever LOG_LEVEL says (only `silent` mutes them). Run once per request, last in its pass
+ * (request-pass.ts), when the answer is decided.
  */
-export function auditTrail(log: Logger): Koa.Middleware {
+export function auditTrail(log: Logger): (ctx: Koa.Context) => void {
   const audit = log.level === 'silent' ? log : log.child({ audit: true }, { level: 'info' });
-  return async (ctx, next) => {
-    try {
-      await next();
-    } finally {
-      const record = ctx.state[AUDIT_STATE] as AuditRecord | undefined;
-      const outside = record?.tenants?.outsideScope ?? null;
-      if (record !== undefined && (record.always || REFUSED[ctx.status] !== undefined || outside !== null)) {
-        const write = (): void => audit.info(auditLine(ctx, record, outside), 'audit');
-        if (ctx.body instanceof Readable && !ctx.body.closed) ctx.body.once('close', write);
-        else write();
-      }
-    }
+  return (ctx) => {
+    const record = ctx.state[AUDIT_STATE] as AuditRecord | undefined;
+    if (record === undefined) return;
+    const outside = record.tenants?.outsideScope ?? null;
+    if (!record.always && REFUSED[ctx.status] === undefined && outside === null) return;
+    const write = (): void => audit.info(auditLine(ctx, record, outside), 'audit');
+    if (ctx.body instanceof Readable && !ctx.body.closed) ctx.body.once('close', write);
+    else write();
   };
 }
 

@@ -57,40 +57,55 @@ export function negotiatedCoding(ctx: Koa.Context): Coding | null {
 
 /** Whether a response of this media type may be compressed (and so varies by Accept-Encoding). */
 export function isCompressible(contentType: string): boolean {
-  return COMPRESSIBLE.has(contentType.split(';')[0]!.trim().toLowerCase());
+  // most answers carry exactly one of the listed types, as the adapter sets them
+  return COMPRESSIBLE.has(contentType) || COMPRESSIBLE.has(contentType.split(';')[0]!.trim().toLowerCase());
 }
 
-/** The middleware: compresses what the handlers below answered, when the client asks for it. */
-export function compression(): Koa.Middleware {
-  return async (ctx, next) => {
-    await next();
-    const header = (name: string): string => String(ctx.response.get(name) ?? '');
+/**
+ * A step of the request's pass (request-pass.ts), once the answer is decided: compresses it when the client asks
+ * for it; a promise only when a body held in memory is being compressed.
+ */
+export function compression(): (ctx: Koa.Context) => Promise<void> | undefined {
+  return (ctx) => {
+    const res = ctx.res;
+    const header = (name: string): string => String(res.getHeader(name) ?? '');
+    // straight to Node when nothing else varies the answer: Koa's vary parses and rebuilds the header
+    const varies = (): void => {
+      if (res.hasHeader('Vary')) ctx.vary('Accept-Encoding');
+      else res.setHeader('Vary', 'Accept-Encoding');
+    };
     // a 304 names a representation whose tag depends on the coding; it varies as its 200 would
-    if (ctx.status === 304 && header('ETag') !== '') ctx.vary('Accept-Encoding');
-    if (!isCompressible(header('Content-Type'))) return;
-    ctx.vary('Accept-Encoding');
+    if (ctx.status === 304 && header('ETag') !== '') varies();
+    if (!isCompressible(header('Content-Type'))) return undefined;
+    varies();
     const body: unknown = ctx.body;
-    if (body === null || body === undefined || ctx.method === 'HEAD' || NO_BODY.has(ctx.status) || ctx.res.headersSent) return;
-    if (header('Content-Encoding') !== '' || /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(header('Cache-Control'))) return;
+    if (body === null || body === undefined || ctx.method === 'HEAD' || NO_BODY.has(ctx.status) || res.headersSent) return undefined;
+    if (header('Content-Encoding') !== '' || /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(header('Cache-Control'))) return undefined;
     const streamed = body instanceof Readable;
     // measured without copying a string body: most answers are small and leave uncompressed
     const size = streamed ? null : Buffer.isBuffer(body) ? body.length : typeof body === 'string' ? Buffer.byteLength(body) : null;
-    if (!streamed && (size === null || size < THRESHOLD_BYTES)) return;
+    if (!streamed && (size === null || size < THRESHOLD_BYTES)) return undefined;
     const coding = negotiatedCoding(ctx);
-    if (coding === null) return;
-    const bytes = streamed ? null : Buffer.isBuffer(body) ? body : Buffer.from(body as string);
-
+    if (coding === null) return undefined;
     const etag = header('ETag');
-    if (etag !== '') ctx.set('ETag', codedTag(etag, coding));
-    ctx.set('Content-Encoding', coding);
-    if (bytes !== null) {
-      ctx.body = coding === 'br' ? await brotli(bytes, brotliOptions(LEVELS.whole.br)) : await gzip(bytes, { level: LEVELS.whole.gzip });
-      return;
+    const encoded = (): void => {
+      if (etag !== '') ctx.set('ETag', codedTag(etag, coding));
+      ctx.set('Content-Encoding', coding);
+    };
+    if (!streamed) {
+      const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body as string);
+      return (async () => {
+        const compressed = coding === 'br' ? await brotli(bytes, brotliOptions(LEVELS.whole.br)) : await gzip(bytes, { level: LEVELS.whole.gzip });
+        ctx.body = compressed;
+        encoded();
+      })();
     }
+    encoded();
     ctx.remove('Content-Length');
     const encoder = coding === 'br' ? zlib.createBrotliCompress(brotliOptions(LEVELS.stream.br)) : zlib.createGzip({ level: LEVELS.stream.gzip });
     // pipeline, not pipe: an error or a client gone (Koa destroys the body it sends) destroys the source too, so an
     // export stops reading its table
     ctx.body = pipeline(body as Readable, encoder, () => undefined);
+    return undefined;
   };
 }

@@ -31,19 +31,20 @@ function isOwnOrigin(origin: string, ctx: Koa.Context): boolean {
  * needs the editor or admin role whatever its method (`GET /api/refresh`), carrying `Sec-Fetch-Site: cross-site` or
  * an `Origin` that is neither the server's own nor listed in CORS_ORIGINS: 403 problem. Browsers send those
  * headers; tools that do not (curl, generated clients) are not affected, and reads are left to CORS. With sign-in
- * this is not installed: a page cannot make a browser send the bearer token. `onRefused` records the audit line.
+ * this is not installed: a page cannot make a browser send the bearer token. `onRefused` records the audit line. A
+ * step of the request's pass (request-pass.ts): it throws the problem.
  */
-export function crossSiteGuard(index: ContractIndex, corsOrigins: readonly string[], onRefused: (ctx: Koa.Context) => void): Koa.Middleware {
+export function crossSiteGuard(index: ContractIndex, corsOrigins: readonly string[], onRefused: (ctx: Koa.Context) => void): (ctx: Koa.Context) => void {
   const listed = new Set(corsOrigins);
-  return async (ctx, next) => {
+  return (ctx) => {
     const site = ctx.get('sec-fetch-site');
     const origin = ctx.get('origin');
-    if ((site === '' && origin === '') || listed.has(origin)) return next();
-    if (site !== 'cross-site' && (origin === '' || isOwnOrigin(origin, ctx))) return next();
+    if ((site === '' && origin === '') || listed.has(origin)) return;
+    if (site !== 'cross-site' && (origin === '' || isOwnOrigin(origin, ctx))) return;
     const operation = index.match({ method: ctx.method, path: ctx.path });
     const role = operation?.rule.role;
     // a route that does not exist gets its 404 or 405
-    if (operation === undefined || (SAFE_METHODS.has(ctx.method) && role !== 'editor' && role !== 'admin')) return next();
+    if (operation === undefined || (SAFE_METHODS.has(ctx.method) && role !== 'editor' && role !== 'admin')) return;
     onRefused(ctx);
     // The body, if any, is not read: close the connection after answering.
     ctx.set('Connection', 'close');

@@ -20,11 +20,12 @@ export function trustOf(trust: TrustProxy): (address: string, hop: number) => bo
  * With TRUST_PROXY: the client address (`ctx.ip`, for the limits on costly work and the audit line) is the rightmost
  * `X-Forwarded-For` entry that no trusted proxy added, found by proxy-addr walking from the connection's peer while
  * it is trusted; the host is the `X-Forwarded-Host` entry the outermost trusted proxy wrote. A request whose peer
- * is not trusted keeps its peer address and its `Host`: a client cannot choose what it is counted as.
+ * is not trusted keeps its peer address and its `Host`: a client cannot choose what it is counted as. The first
+ * step of the request's pass (request-pass.ts).
  */
-export function forwardedClient(trust: TrustProxy): Koa.Middleware {
+export function forwardedClient(trust: TrustProxy): (ctx: Koa.Context) => void {
   const trusted = trustOf(trust);
-  return async (ctx, next) => {
+  return (ctx) => {
     const forwardedFor = ctx.get('x-forwarded-for');
     if (forwardedFor !== '') {
       // only the entries a chain of MAX_PROXY_HOPS proxies can have written are walked: a long header costs nothing more
@@ -39,7 +40,6 @@ export function forwardedClient(trust: TrustProxy): Koa.Middleware {
         ctx.state[FORWARDED_HOST_STATE] = entries[0]!.trim();
       }
     }
-    await next();
   };
 }
 

@@ -61,24 +61,19 @@ function hostFieldCount(rawHeaders: readonly string[]): number {
  * RFC 9112 section 3.2.2 makes the one that counts) and, behind a trusted proxy (TRUST_PROXY), the host that proxy
  * forwarded (`X-Forwarded-Host`) too: both must be accepted, so that a client reaching the port directly cannot
  * name an accepted host in a header of its own. A request with two `Host` fields is a 400 (RFC 9112 section 3.2),
- * whatever the configuration. `onRefused` records the refusal for the audit line.
+ * whatever the configuration. `onRefused` records the refusal for the audit line. A step of the request's pass
+ * (request-pass.ts): it throws the problem.
  */
-export function hostGuard(accepts: ((hostHeader: string) => boolean) | null, onRefused: (ctx: Koa.Context) => void): Koa.Middleware {
-  return async (ctx, next) => {
+export function hostGuard(accepts: ((hostHeader: string) => boolean) | null, onRefused: (ctx: Koa.Context) => void): (ctx: Koa.Context) => void {
+  return (ctx) => {
     if (hostFieldCount(ctx.req.rawHeaders) > 1) {
       ctx.set('Connection', 'close');
       throw invalidRequest([{ in: 'header', name: 'Host', message: 'appears more than once' }]);
     }
-    if (accepts === null) {
-      await next();
-      return;
-    }
+    if (accepts === null) return;
     const named = targetAuthority(ctx.req.url ?? '') ?? ctx.get('host');
     const forwarded = forwardedHost(ctx);
-    if (accepts(named) && (forwarded === null || accepts(forwarded))) {
-      await next();
-      return;
-    }
+    if (accepts(named) && (forwarded === null || accepts(forwarded))) return;
     onRefused(ctx);
     // The body, if any, is not read: close the connection after answering.
     ctx.set('Connection', 'close');

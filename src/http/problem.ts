@@ -23,27 +23,24 @@ export function contractViolation(ctx: Koa.Context, operationId: string, status:
 }
 
 /**
- * The one error middleware at the top of the chain: HttpProblem becomes its problem response (4xx logged as
- * warnings); anything else becomes a bare 500 problem with no detail from the error, logged with the request id.
- * A problem thrown while an operation is served is checked against that operation's contract first, exactly as
- * a returned result is: one it does not declare is logged as a contract violation and answered as the 500.
+ * The one place errors become answers, the catch of the request's pass (request-pass.ts): HttpProblem becomes its
+ * problem response (4xx logged as warnings); anything else becomes a bare 500 problem with no detail from the
+ * error, logged with the request id. A problem thrown while an operation is served is checked against that
+ * operation's contract first, exactly as a returned result is: one it does not declare is logged as a contract
+ * violation and answered as the 500.
  */
-export function problemMiddleware(check: ProblemCheck | null = null): Koa.Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      const log = ctx.state.log as Logger;
-      if (err instanceof HttpProblem) {
-        const problem = check === null ? err : declaredOrViolation(ctx, err, check);
-        if (problem.status >= 500) log.error({ problem: err.code, detail: err.detail }, 'request failed');
-        else log.warn({ problem: err.code, detail: err.detail }, 'request rejected');
-        sendProblem(ctx, problem);
-        return;
-      }
-      log.error({ err }, 'unexpected error');
-      sendProblem(ctx, new HttpProblem('internal-error', `the server failed to answer this request; quote request id ${String(ctx.state.requestId)}`));
+export function problemAnswer(check: ProblemCheck | null = null): (ctx: Koa.Context, err: unknown) => void {
+  return (ctx, err) => {
+    const log = ctx.state.log as Logger;
+    if (err instanceof HttpProblem) {
+      const problem = check === null ? err : declaredOrViolation(ctx, err, check);
+      if (problem.status >= 500) log.error({ problem: err.code, detail: err.detail }, 'request failed');
+      else log.warn({ problem: err.code, detail: err.detail }, 'request rejected');
+      sendProblem(ctx, problem);
+      return;
     }
+    log.error({ err }, 'unexpected error');
+    sendProblem(ctx, new HttpProblem('internal-error', `the server failed to answer this request; quote request id ${String(ctx.state.requestId)}`));
   };
 }
 

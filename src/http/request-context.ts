@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logger.js';
 import { UNMATCHED_OPERATION, type Metrics } from '../metrics/metrics.js';
 import { CLIENT_REQUEST_ID_STATE } from './audit.js';
@@ -20,6 +21,7 @@ class RequestState {
   constructor(
     private readonly root: Logger,
     readonly requestId: string,
+    readonly started: number,
   ) {}
 
   get log(): Logger {
@@ -28,46 +30,56 @@ class RequestState {
   }
 }
 
+/** The first and the last step of every request's pass (request-pass.ts). */
+export interface RequestContext {
+  /** Gives the request its state, its id and the `X-Request-Id` and `X-Build-Label` headers. */
+  begin(ctx: Koa.Context): void;
+  /** Writes the request's log line and its duration. */
+  end(ctx: Koa.Context): void;
+}
+
 /**
  * Gives every request an id of the server's own, a logger carrying it (`ctx.state.log`), the `X-Request-Id` and
  * `X-Build-Label` response headers, and one log line when it ends; the same duration goes to `metrics` under the
  * operation the contract middleware matched. A client's `X-Request-Id` is never the id (a client could forge or
  * reuse it): when well-formed it is kept as `clientRequestId` and logged beside it.
  */
-export function requestContext(log: Logger, buildLabel: string, metrics?: Metrics): Koa.Middleware {
-  return async (ctx, next) => {
-    const started = process.hrtime.bigint();
-    const offered = ctx.get('x-request-id');
-    const requestId = randomUUID();
-    ctx.state = new RequestState(log, requestId);
-    const clientRequestId = CLIENT_REQUEST_ID.test(offered) ? offered : undefined;
-    if (clientRequestId !== undefined) ctx.state[CLIENT_REQUEST_ID_STATE] = clientRequestId;
-    // straight to Node: Koa's ctx.set builds four arrays per call to allow for arrays and objects
-    ctx.res.setHeader('X-Request-Id', requestId);
-    ctx.res.setHeader('X-Build-Label', buildLabel);
-    try {
-      await next();
-    } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      metrics?.observeRequest((ctx.state[OPERATION_STATE] as string | undefined) ?? UNMATCHED_OPERATION, ctx.method, ctx.status, ms / 1000);
-      const line: Record<string, unknown> = { reqId: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 };
+export function requestContext(log: Logger, buildLabel: string, metrics?: Metrics): RequestContext {
+  return {
+    begin(ctx) {
+      const requestId = randomUUID();
+      const state = new RequestState(log, requestId, performance.now());
+      ctx.state = state;
+      const offered = ctx.get('x-request-id');
+      if (offered !== '' && CLIENT_REQUEST_ID.test(offered)) state[CLIENT_REQUEST_ID_STATE] = offered;
+      // straight to Node: Koa's ctx.set builds four arrays per call to allow for arrays and objects
+      ctx.res.setHeader('X-Request-Id', requestId);
+      ctx.res.setHeader('X-Build-Label', buildLabel);
+    },
+    end(ctx) {
+      const state = ctx.state as RequestState;
+      const ms = performance.now() - state.started;
+      const status = ctx.status;
+      metrics?.observeRequest((state[OPERATION_STATE] as string | undefined) ?? UNMATCHED_OPERATION, ctx.method, status, ms / 1000);
+      const line: Record<string, unknown> = { reqId: state.requestId, method: ctx.method, path: ctx.path, status, ms: Math.round(ms * 10) / 10 };
+      const clientRequestId = state[CLIENT_REQUEST_ID_STATE];
       if (clientRequestId !== undefined) line['clientRequestId'] = clientRequestId;
-      if (ctx.status >= 500) log.error(line, 'request');
-      else if (ctx.status >= 400) log.warn(line, 'request');
+      if (status >= 500) log.error(line, 'request');
+      else if (status >= 400) log.warn(line, 'request');
       else log.info(line, 'request');
-    }
+    },
   };
 }
 
-/** CORS for the configured web UI origins (bearer tokens in `Authorization`, no cookies); preflight requests are answered here. */
-export function cors(origins: readonly string[]): Koa.Middleware {
+/**
+ * CORS for the configured web UI origins (bearer tokens in `Authorization`, no cookies): a step of the request's
+ * pass; it answers a preflight request itself (true).
+ */
+export function cors(origins: readonly string[]): (ctx: Koa.Context) => boolean {
   const allowed = new Set(origins);
-  return async (ctx, next) => {
+  return (ctx) => {
     const origin = ctx.get('origin');
-    if (origin === '' || !allowed.has(origin)) {
-      await next();
-      return;
-    }
+    if (origin === '' || !allowed.has(origin)) return false;
     ctx.vary('Origin');
     ctx.set('Access-Control-Allow-Origin', origin);
     ctx.set('Access-Control-Expose-Headers', 'ETag, Content-Disposition, Retry-After, WWW-Authenticate, X-Build-Label, X-Request-Id, X-Export-Truncated, Deprecation, Sunset, Link');
@@ -77,8 +89,8 @@ export function cors(origins: readonly string[]): Koa.Middleware {
       ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, If-Match, If-None-Match, Range, X-Request-Id');
       ctx.set('Access-Control-Max-Age', '600');
       ctx.status = 204;
-      return;
+      return true;
     }
-    await next();
+    return false;
   };
 }

@@ -12,14 +12,14 @@ import { OPERATION_STATE } from './request-context.js';
  * never recorded). The status is the instrumentation's `http.response.status_code`. A request that matched no
  * operation keeps the instrumentation's name (its method). The values of the query are replaced by `REDACTED` in
  * `url.query` (search text, filters and entity IDs stay out of traces, as they stay out of the request log line).
+ * A step of the request's pass (request-pass.ts): called as the request starts, it gives what names the span at
+ * its end, or null when no span is recorded.
  */
-export function requestSpanNaming(index: ContractIndex): Koa.Middleware {
-  return async (ctx, next) => {
+export function requestSpanNaming(index: ContractIndex): (ctx: Koa.Context) => (() => void) | null {
+  return (ctx) => {
     const span = requestSpan();
-    if (span === null) return next();
-    try {
-      await next();
-    } finally {
+    if (span === null) return null;
+    return () => {
       const state = ctx.state as Record<string, unknown>;
       const operationId = state[OPERATION_STATE];
       const attributes: Record<string, string> = {};
@@ -35,7 +35,7 @@ export function requestSpanNaming(index: ContractIndex): Koa.Middleware {
       const sub = record?.caller?.sub;
       if (typeof sub === 'string') attributes['user.hash'] = createHash('sha256').update(sub).digest('hex');
       span.setAttributes(attributes as SpanAttributes);
-    }
+    };
   };
 }
 

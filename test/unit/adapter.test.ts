@@ -6,14 +6,15 @@ import { pino } from 'pino';
 import type { Document } from 'openapi-backend';
 import { CostLimits } from '../../src/auth/cost-limits.js';
 import type { Deps } from '../../src/ports.js';
-import { contractMiddleware } from '../../src/http/adapter.js';
+import { serveOperations } from '../../src/http/adapter.js';
 import { ContractIndex } from '../../src/http/contract-index.js';
 import { EncodedJson } from '../../src/http/encoded-json.js';
 import type { HandlerMap } from '../../src/http/contract.js';
 import { HttpProblem } from '../../src/http/errors.js';
-import { problemMiddleware } from '../../src/http/problem.js';
+import { problemAnswer } from '../../src/http/problem.js';
 import { problemCheck } from '../../src/http/problem-check.js';
 import { requestContext } from '../../src/http/request-context.js';
+import { requestPass } from '../../src/http/request-pass.js';
 import { call, expectProblem } from '../helpers/http.js';
 
 const document = {
@@ -93,15 +94,13 @@ async function serve(responseValidation: boolean) {
   } as unknown as HandlerMap;
   const index = await ContractIndex.build(document);
   const app = new Koa();
-  app.use(requestContext(log, 'v0.1.0 2026-11-21 00:00'));
   app.use(async (ctx, next) => {
     written.push(new Promise((resolve) => ctx.res.once('finish', resolve)));
     await next();
   });
   const problems = problemCheck(index, responseValidation);
-  app.use(problemMiddleware(problems));
   const deps = { config: { responseValidation }, contract: { document }, tokens: null, limits: new CostLimits({ narrativesPerMinute: 0, exportsPerCaller: 0, signalToolsPerMinute: 0 }) };
-  app.use(contractMiddleware(index, handlers, deps as unknown as Deps, problems));
+  app.use(requestPass({ context: requestContext(log, 'v0.1.0 2026-11-21 00:00'), admissions: [], serve: serveOperations(index, handlers, deps as unknown as Deps, problems), answerError: problemAnswer(problems) }));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -11,10 +11,16 @@ interface Seen {
   host: string;
 }
 
-/** A Koa app with only forwardedClient (or nothing, for `null`), answering what it saw; its URL and a closer. */
+/** A Koa app with only the forwardedClient step (or nothing, for `null`), answering what it saw; its URL and a closer. */
 async function serve(trust: TrustProxy | null): Promise<{ see: (headers: Record<string, string>) => Promise<Seen>; close: () => Promise<void> }> {
   const app = new Koa();
-  if (trust !== null) app.use(forwardedClient(trust));
+  if (trust !== null) {
+    const step = forwardedClient(trust);
+    app.use((ctx, next) => {
+      step(ctx);
+      return next();
+    });
+  }
   app.use((ctx) => {
     ctx.body = { ip: ctx.ip, host: requestHost(ctx) };
   });

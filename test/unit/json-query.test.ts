@@ -6,13 +6,14 @@ import { pino } from 'pino';
 import type { Document } from 'openapi-backend';
 import { CostLimits } from '../../src/auth/cost-limits.js';
 import type { Deps } from '../../src/ports.js';
-import { contractMiddleware } from '../../src/http/adapter.js';
+import { serveOperations } from '../../src/http/adapter.js';
 import { ContractIndex } from '../../src/http/contract-index.js';
 import type { HandlerMap } from '../../src/http/contract.js';
 import { jsonQueryIssues, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../src/http/json-depth.js';
-import { problemMiddleware } from '../../src/http/problem.js';
+import { problemAnswer } from '../../src/http/problem.js';
 import { problemCheck } from '../../src/http/problem-check.js';
 import { requestContext } from '../../src/http/request-context.js';
+import { requestPass } from '../../src/http/request-pass.js';
 import { call } from '../helpers/http.js';
 
 // an operation with a query parameter that carries JSON (none of openapi.yaml's does in this version)
@@ -43,11 +44,9 @@ async function serve() {
   const handlers = { listThings: async () => ({ status: 200, body: { ok: true } }) } as unknown as HandlerMap;
   const index = await ContractIndex.build(document);
   const app = new Koa();
-  app.use(requestContext(log, 'v0.1.0 2026-11-27 00:00'));
   const problems = problemCheck(index, true);
-  app.use(problemMiddleware(problems));
   const deps = { config: { responseValidation: true }, contract: { document }, tokens: null, limits: new CostLimits({ narrativesPerMinute: 0, exportsPerCaller: 0, signalToolsPerMinute: 0 }) };
-  app.use(contractMiddleware(index, handlers, deps as unknown as Deps, problems));
+  app.use(requestPass({ context: requestContext(log, 'v0.1.0 2026-11-27 00:00'), admissions: [], serve: serveOperations(index, handlers, deps as unknown as Deps, problems), answerError: problemAnswer(problems) }));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
