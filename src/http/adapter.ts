@@ -66,7 +66,7 @@ export function serveOperations(index: ContractIndex, handlers: HandlerMap, deps
         // Every tenant lookup of the handler goes through the caller's scope; outside it, a tenant does not exist.
         const tenants = new ScopedTenants(deps.tenants, caller.scope);
         record.tenants = tenants;
-        requestDeps = { ...deps, tenants, identity: caller.mode === 'oidc' ? async () => ({ name: caller.name, email: caller.email }) : deps.identity };
+        requestDeps = scopedDeps(deps, tenants, caller.mode === 'oidc' ? async () => ({ name: caller.name, email: caller.email }) : deps.identity);
       }
       const handler = handlers[operationId] as (input: Input<OperationId>, deps: Deps) => Promise<AnyResult>;
       const result = await handler(input, requestDeps);
@@ -139,6 +139,17 @@ export function serveOperations(index: ContractIndex, handlers: HandlerMap, deps
       privateToCaller(ctx);
     }
   };
+}
+
+/**
+ * The ports as one request sees them: the tenants in its caller's scope and the caller's identity; every other
+ * port is the server's, reached through the prototype rather than copied for each request.
+ */
+function scopedDeps(deps: Deps, tenants: ScopedTenants, identity: Deps['identity']): Deps {
+  const scoped = Object.create(deps) as { -readonly [K in keyof Deps]: Deps[K] };
+  scoped.tenants = tenants;
+  scoped.identity = identity;
+  return scoped;
 }
 
 /**

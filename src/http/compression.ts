@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import type http from 'node:http';
 import { Readable, pipeline } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -61,6 +62,26 @@ export function isCompressible(contentType: string): boolean {
   return COMPRESSIBLE.has(contentType) || COMPRESSIBLE.has(contentType.split(';')[0]!.trim().toLowerCase());
 }
 
+/** A response header as text ('' when not set); `name` in lower case, as Node keys them (no copy to look it up). */
+const header = (res: http.ServerResponse, name: string): string => String(res.getHeader(name) ?? '');
+
+/** Adds `Accept-Encoding` to `Vary`: straight to Node when nothing else varies the answer (Koa's vary parses and rebuilds the header). */
+function varyByCoding(ctx: Koa.Context): void {
+  if (ctx.res.hasHeader('vary')) ctx.vary('Accept-Encoding');
+  else ctx.res.setHeader('Vary', 'Accept-Encoding');
+}
+
+/** The headers of an answer sent in `coding`: its tag marked with the coding (src/http/conditional.ts) and `Content-Encoding`. */
+function markCoded(ctx: Koa.Context, etag: string, coding: Coding): void {
+  if (etag !== '') ctx.set('ETag', codedTag(etag, coding));
+  ctx.set('Content-Encoding', coding);
+}
+
+async function compressWhole(ctx: Koa.Context, bytes: Buffer, etag: string, coding: Coding): Promise<void> {
+  ctx.body = coding === 'br' ? await brotli(bytes, brotliOptions(LEVELS.whole.br)) : await gzip(bytes, { level: LEVELS.whole.gzip });
+  markCoded(ctx, etag, coding);
+}
+
 /**
  * A step of the request's pass (request-pass.ts), once the answer is decided: compresses it when the client asks
  * for it; a promise only when a body held in memory is being compressed.
@@ -68,39 +89,23 @@ export function isCompressible(contentType: string): boolean {
 export function compression(): (ctx: Koa.Context) => Promise<void> | undefined {
   return (ctx) => {
     const res = ctx.res;
-    const header = (name: string): string => String(res.getHeader(name) ?? '');
-    // straight to Node when nothing else varies the answer: Koa's vary parses and rebuilds the header
-    const varies = (): void => {
-      if (res.hasHeader('Vary')) ctx.vary('Accept-Encoding');
-      else res.setHeader('Vary', 'Accept-Encoding');
-    };
     // a 304 names a representation whose tag depends on the coding; it varies as its 200 would
-    if (ctx.status === 304 && header('ETag') !== '') varies();
-    if (!isCompressible(header('Content-Type'))) return undefined;
-    varies();
+    if (ctx.status === 304 && header(res, 'etag') !== '') varyByCoding(ctx);
+    if (!isCompressible(header(res, 'content-type'))) return undefined;
+    varyByCoding(ctx);
     const body: unknown = ctx.body;
     if (body === null || body === undefined || ctx.method === 'HEAD' || NO_BODY.has(ctx.status) || res.headersSent) return undefined;
-    if (header('Content-Encoding') !== '' || /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(header('Cache-Control'))) return undefined;
+    if (header(res, 'content-encoding') !== '' || /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(header(res, 'cache-control'))) return undefined;
     const streamed = body instanceof Readable;
     // measured without copying a string body: most answers are small and leave uncompressed
     const size = streamed ? null : Buffer.isBuffer(body) ? body.length : typeof body === 'string' ? Buffer.byteLength(body) : null;
     if (!streamed && (size === null || size < THRESHOLD_BYTES)) return undefined;
     const coding = negotiatedCoding(ctx);
     if (coding === null) return undefined;
-    const etag = header('ETag');
-    const encoded = (): void => {
-      if (etag !== '') ctx.set('ETag', codedTag(etag, coding));
-      ctx.set('Content-Encoding', coding);
-    };
-    if (!streamed) {
-      const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body as string);
-      return (async () => {
-        const compressed = coding === 'br' ? await brotli(bytes, brotliOptions(LEVELS.whole.br)) : await gzip(bytes, { level: LEVELS.whole.gzip });
-        ctx.body = compressed;
-        encoded();
-      })();
-    }
-    encoded();
+    const etag = header(res, 'etag');
+    // a body in memory is replaced only once compressed: a failure leaves the identity answer's headers as they were
+    if (!streamed) return compressWhole(ctx, Buffer.isBuffer(body) ? body : Buffer.from(body as string), etag, coding);
+    markCoded(ctx, etag, coding);
     ctx.remove('Content-Length');
     const encoder = coding === 'br' ? zlib.createBrotliCompress(brotliOptions(LEVELS.stream.br)) : zlib.createGzip({ level: LEVELS.stream.gzip });
     // pipeline, not pipe: an error or a client gone (Koa destroys the body it sends) destroys the source too, so an
