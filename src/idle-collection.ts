@@ -41,7 +41,7 @@ const mb = (bytes: number): number => Math.round((bytes / MB) * 10) / 10;
 const heapResident = (): number => v8.getHeapStatistics().total_physical_size;
 
 /**
- * V8 grows the heap to about twice what is live before it collects (`--heap-growing-percent=100`), and gives pages
+ * V8 grows the heap well past what is live before it collects, and gives pages
  * back only through its memory reducer, which runs a few collections after a busy spell and then rests until the
  * next full collection: whether an idle server is left with the garbage of its last requests depends on when the
  * reducer last ran. After 1,000 small tenants that was 55–60 MB of RSS in some runs and none in others, held for

@@ -6,7 +6,7 @@ import path from 'node:path';
 const root = path.resolve(import.meta.dirname, '../..');
 
 describe('npm start', () => {
-  it('runs node with flags this Node accepts on the built entry point (CI never runs npm start)', () => {
+  it('runs node on the built entry point, with the allocator setting and no V8 flags (CI never runs npm start)', () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
     const words = pkg.scripts.start.trim().split(/\s+/);
     // the C allocator's setting comes first, as a variable of the command (docs/deployment.md)
@@ -15,12 +15,8 @@ describe('npm start', () => {
     const entry = args.pop();
     expect(command).to.equal('node');
     expect(entry).to.equal('dist/src/main.js');
-    // the young generation keeps V8's size: capped at 2 MB it cost small requests a tenth of their rate (docs/deployment.md)
-    expect(args.filter((arg) => arg.startsWith('--max-semi-space-size'))).to.deep.equal([]);
-    expect(args).to.include('--heap-growing-percent=100');
-    const probe = spawnSync(process.execPath, [...args, '-e', "process.stdout.write(String(require('node:v8').getHeapSpaceStatistics().length))"], { encoding: 'utf8' });
-    expect(probe.stderr).to.equal('');
-    expect(probe.status).to.equal(0);
+    // V8 sizes its heap itself: the goals hold without the flags 0.3.0 set (docs/deployment.md)
+    expect(args).to.deep.equal([]);
   });
 });
 
