@@ -3758,7 +3758,8 @@ export interface components {
          *     objects deeper than 32 levels, or holds more than 20000 values, is refused
          *     before it is parsed; a path segment
          *     that is not percent-encoded UTF-8, or holds a character a URI may carry only
-         *     percent-encoded, is refused before the body is read.
+         *     percent-encoded, is refused before the body is read, and a query of more than
+         *     256 parameters before its parameters are validated.
          */
         BadRequest: {
             headers: {

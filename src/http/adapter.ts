@@ -19,6 +19,7 @@ import { contractViolation } from './problem.js';
 import type { ProblemCheck } from './problem-check.js';
 import { matchedRequestHandler } from './matched-request.js';
 import { asUriReference, pathSegmentIssue } from './path-segments.js';
+import { MAX_QUERY_PARAMETERS, queryParts } from './query.js';
 import { OPERATION_STATE } from './request-context.js';
 import { toIssues } from './validation-issues.js';
 
@@ -112,6 +113,9 @@ export function serveOperations(index: ContractIndex, handlers: HandlerMap, deps
     ctx.state[OPERATION_STATE] = entry.operationId;
     const routed: Routed = { entry, caller: null };
     const serve = async () => {
+      // after the host and the token were judged: a query too large to validate (every step below walks it)
+      const parts = queryParts(ctx.querystring);
+      if (parts > MAX_QUERY_PARAMETERS) throw invalidRequest([{ in: 'query', name: '', message: `holds ${parts} parameters; at most ${MAX_QUERY_PARAMETERS}` }]);
       // after the host and the token were judged, before the body is read: a path no parameter can be decoded from
       const pathIssue = pathSegmentIssue(ctx.path, entry.route);
       if (pathIssue !== null) throw invalidRequest([pathIssue]);

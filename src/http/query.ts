@@ -5,6 +5,20 @@ type Query = Record<string, string | string[]>;
 
 const PARSED = Symbol('parsed query');
 
+/**
+ * The most parameters a request's query may hold (400 past it, before the query is validated, which walks every
+ * parameter several times). The most an operation takes is the export's: 64 `filter` values besides a few others.
+ */
+export const MAX_QUERY_PARAMETERS = 256;
+
+/** How many parameters `querystring` holds at the most (its `&`-separated parts), without parsing it. */
+export function queryParts(querystring: string): number {
+  if (querystring === '') return 0;
+  let parts = 1;
+  for (let at = querystring.indexOf('&'); at !== -1; at = querystring.indexOf('&', at + 1)) parts += 1;
+  return parts;
+}
+
 interface ParsedQuery {
   from: string;
   query: Query;

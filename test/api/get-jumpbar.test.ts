@@ -23,6 +23,16 @@ describe('GET /api/jumpbar', () => {
     ]);
   });
 
+  it('answers 400 naming the query as a whole when it holds more than 256 parameters, and validates 256 as usual', async () => {
+    const query = (parameters: number) => ['mode=tenants', ...Array.from({ length: parameters - 1 }, (_, i) => `p${i}=`)].join('&');
+    const tooMany = await call(server.url, `/api/jumpbar?${query(257)}`);
+    expectProblem(tooMany, 400);
+    expect(tooMany.body.errors).to.deep.equal([{ in: 'query', name: '', message: 'holds 257 parameters; at most 256' }]);
+    const atTheBound = await call(server.url, `/api/jumpbar?${query(256)}`);
+    expectProblem(atTheBound, 400);
+    expect(atTheBound.body.errors).to.deep.equal([{ in: 'query', name: 'p0', message: 'is not allowed here' }]);
+  });
+
   it('summarises findings by severity in mode=summary, matching the KLS', async () => {
     const res = await call(server.url, '/api/jumpbar?mode=summary&tenant=kantonsspital');
     expect(res.status).to.equal(200);
