@@ -3,7 +3,7 @@
 // keeps full (at saturation about connections / throughput), not those of an offered load (bench/open-loop.ts).
 // autocannon runs in the bench's process, as bench/search.bench.ts has always run it.
 import { createRequire } from 'node:module';
-import { fmt, percentile, procCpuMs } from './stats.js';
+import { percentile, procCpuMs } from './stats.js';
 
 interface Autocannon {
   (options: Record<string, unknown>): Promise<{ requests: { average: number }; non2xx: number; errors: number }> & {
@@ -72,9 +72,3 @@ export async function closedLoop(target: Target, paths: readonly string[] | (() 
     cpuMsPerRequest: cpuMs / Math.max(1, latencies.length),
   };
 }
-
-/** One line: p50, p95, p99, throughput, statuses and the server's CPU per request. */
-export const describeClosedLoop = (r: ClosedLoopResult): string =>
-  `p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, p99 ${fmt(r.p99)} ms, ${fmt(r.rps, 0)} req/s (${r.count} requests, statuses ${[...r.statuses].map(([s, n]) => `${s}x${n}`).join(' ')}` +
-  `${r.errors > 0 ? `, ${r.errors} errors` : ''})` +
-  (Number.isNaN(r.cpuMsPerRequest) ? '' : `, server CPU ${fmt(r.cpuMsPerRequest, 3)} ms per request`);
