@@ -41,12 +41,12 @@ const mb = (bytes: number): number => Math.round((bytes / MB) * 10) / 10;
 const heapResident = (): number => v8.getHeapStatistics().total_physical_size;
 
 /**
- * V8 grows the heap well past what is live before it collects, and gives pages
- * back only through its memory reducer, which runs a few collections after a busy spell and then rests until the
- * next full collection: whether an idle server is left with the garbage of its last requests depends on when the
- * reducer last ran. After 1,000 small tenants that was 55–60 MB of RSS in some runs and none in others, held for
- * as long as the server stayed idle. So once the server is idle, it runs V8's memory-reducing collection itself,
- * once per busy spell, and the RSS an operator sees afterwards repeats.
+ * V8 grows the heap well past what is live before it collects, and gives pages back only through its memory
+ * reducer, which runs a few collections after a busy spell and then rests until the next full collection: whether
+ * an idle server is left with the garbage of its last requests depends on when the reducer last ran. After 1,000
+ * small tenants that was 55–60 MB of RSS in some runs and none in others, held for as long as the server stayed
+ * idle. So once the server is idle, it runs V8's memory-reducing collection itself, once per busy spell (which also
+ * gives back the young generation V8 grew under load), and the RSS an operator sees afterwards repeats.
  */
 export class IdleCollection {
   private inFlight = 0;

@@ -15,9 +15,10 @@ export const RESULT_CACHE_ENTRIES = 256;
  * A new generation has a new key, so a replaced tenant file never serves old results; old keys age out.
  * Each entry keeps its body as a string of its bytes (latin1: one character per byte), in V8's heap, and a hit gets
  * a fresh buffer of them, given back once the answer is written (`EncodedJson.owned`). A cached body outlives the
- * young generation's collections, and a buffer that dies in the old generation is freed only by a full collection: V8 lets such buffers pile up by tens of MB (external memory)
- * before one, and the C allocator keeps the arena they were in (the main arena grew from 23 to 95 MB under the
- * search load, docs/decisions/0016-memory.md). V8's own pages go back once the server is quiet.
+ * young generation's collections, and a buffer that dies in the old generation is freed only by a full
+ * collection: V8 lets such buffers pile up by tens of MB (external memory) before one, and the C allocator keeps
+ * the arena they were in (the main arena grew from 23 to 95 MB under the search load,
+ * docs/decisions/0016-memory.md). V8's own pages go back once the server is quiet.
  */
 export class SearchResultCache {
   private readonly entries = new Map<string, string>();
