@@ -1,6 +1,6 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { problemResult } from '../src/http/results.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { problemResult } from '../src/operations/results.js';
 import { goldSchemaOf } from '../src/signals/gold-schema.js';
 import { SignalToolError } from '../src/signals/tool-process.js';
 

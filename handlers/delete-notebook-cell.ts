@@ -1,7 +1,7 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { ifMatchOf } from '../src/http/conditional.js';
-import { problemResult } from '../src/http/results.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { ifMatchOf } from '../src/common/entity-tags.js';
+import { problemResult } from '../src/operations/results.js';
 
 /** DELETE /{tenant}/api/notebook/cells/{cell_id}: removes the cell; 404 for an unknown cell, 412 when `If-Match` fails. */
 export async function deleteNotebookCell(input: Input<'deleteNotebookCell'>, deps: Deps): Promise<Result<'deleteNotebookCell'>> {

@@ -1,5 +1,5 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Input, Result } from '../src/operations/contract.js';
 
 /** GET /api/explain: source records of an entity, grouped by Gold table (level 2). */
 export async function explainEntity(input: Input<'explainEntity'>, deps: Deps): Promise<Result<'explainEntity'>> {

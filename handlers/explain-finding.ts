@@ -1,6 +1,6 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { problemResult } from '../src/http/results.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { problemResult } from '../src/operations/results.js';
 
 /** GET /{tenant}/api/explain/{finding_id}: the finding, its signal and its source records (levels 1 and 2). */
 export async function explainFinding(input: Input<'explainFinding'>, deps: Deps): Promise<Result<'explainFinding'>> {

@@ -1,6 +1,6 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { problemResult } from '../src/http/results.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { problemResult } from '../src/operations/results.js';
 import { startDimensionExport } from '../src/dimensions/export.js';
 
 type ExportQueryName = keyof Input<'exportDimension'>['query'];
@@ -32,5 +32,5 @@ export async function exportDimension(input: Input<'exportDimension'>, deps: Dep
   };
   if (started.truncated) headers['X-Export-Truncated'] = 'true';
   // the audit line is written when the stream has closed, with the rows it carried
-  return { status: 200, contentType: 'text/csv; charset=utf-8', body: started.csv, headers, audit: { entity: started.entity, rows: () => rows, truncated: started.truncated } };
+  return { status: 200, contentType: 'text/csv; charset=utf-8', body: started.csv, headers, auditDetails: { entity: started.entity, rows: () => rows, truncated: started.truncated } };
 }

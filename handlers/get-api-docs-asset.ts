@@ -1,6 +1,6 @@
 import type { Deps } from '../src/ports.js';
 import { readDocAsset } from '../src/docs/swagger-ui.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Input, Result } from '../src/operations/contract.js';
 
 /** GET /docs/{asset}: one Swagger UI file. */
 export async function getApiDocsAsset(input: Input<'getApiDocsAsset'>, _deps: Deps): Promise<Result<'getApiDocsAsset'>> {

@@ -1,6 +1,6 @@
 import type { Deps } from '../src/ports.js';
 import { DOCS_PAGE, DOCS_PAGE_ETAG } from '../src/docs/swagger-ui.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Input, Result } from '../src/operations/contract.js';
 
 /** GET /docs: human documentation (Swagger UI from npm, no CDN). */
 export async function getApiDocs(_input: Input<'getApiDocs'>, _deps: Deps): Promise<Result<'getApiDocs'>> {

@@ -2,7 +2,7 @@ import type { components } from '../generated/openapi.js';
 import type { Deps } from '../src/ports.js';
 import { readBuildInfo, type BuildInfo } from '../src/drift/build-info.js';
 import type { DriftReport } from '../src/drift/drift-check.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Input, Result } from '../src/operations/contract.js';
 
 type DriftResult = components['schemas']['DriftResult'];
 

@@ -1,5 +1,5 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Input, Result } from '../src/operations/contract.js';
 import { checkReadiness } from '../src/health/readiness.js';
 
 /** GET /health/ready: 200 when this instance can serve, 503 with the reason when it cannot (readiness probe). */

@@ -1,5 +1,5 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Input, Result } from '../src/operations/contract.js';
 import { checkHealth } from '../src/health/health.js';
 
 /** GET /health: 200 with mode-specific details, 503 `{status:"error"}` when the service cannot answer. */

@@ -1,6 +1,6 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { invalidRequest } from '../src/http/errors.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { invalidRequest } from '../src/common/problems.js';
 import { summariseFindings } from '../src/search/severity-summary.js';
 import { listTenants } from '../src/search/tenant-list.js';
 import { searchTenant } from '../src/search/tenant-search.js';

@@ -1,5 +1,5 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Input, Result } from '../src/operations/contract.js';
 import { getMemberMappings as findMappings } from '../src/taxonomies/member-mappings.js';
 
 /** GET /{tenant}/taxonomies/cardinality/member: every taxonomy node the member `id` is attached to. */

@@ -1,5 +1,5 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Input, Result } from '../src/operations/contract.js';
 
 /** GET /openapi.yaml: the contract as written. */
 export async function getOpenApiYaml(_input: Input<'getOpenApiYaml'>, deps: Deps): Promise<Result<'getOpenApiYaml'>> {

@@ -1,6 +1,6 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { problemResult } from '../src/http/results.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { problemResult } from '../src/operations/results.js';
 import { ARTIFACT_CSP, readPipelineArtifact } from '../src/content/pipeline-artifact.js';
 
 /** GET /api/pipeline/{tenant}/{artifact_key}: graph_json as JSON, graph_html as sandboxed HTML; 404 when absent. */

@@ -1,8 +1,8 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { problemResult } from '../src/http/results.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { holdsTag, problemResult } from '../src/operations/results.js';
 import { parseRange } from '../src/content/byte-range.js';
-import { etagMatches } from '../src/content/etag.js';
+import { rangeTagHolds } from '../src/common/entity-tags.js';
 import { readReport, reportDisposition } from '../src/content/report.js';
 
 /** GET /api/reports/{tenant}/{report_key}: the PDF, whole (200) or one byte range (206/416); 404 when absent. */
@@ -19,10 +19,10 @@ export async function getReport(input: Input<'getReport'>, deps: Deps): Promise<
   };
   const whole = { status: 200, contentType: 'application/pdf', body: report.pdf, headers } as const;
   // If-None-Match wins over Range (RFC 9110 13.2.2): a matching tag becomes 304 in the adapter.
-  if (etagMatches(input.headers['if-none-match'], report.etag)) return whole;
+  if (holdsTag(input.headers)(report.etag)) return whole;
   // If-Range naming another representation: the client's parts are stale, send everything.
   const ifRange = input.headers['if-range'];
-  if (ifRange !== undefined && !etagMatches(ifRange, report.etag)) return whole;
+  if (ifRange !== undefined && !rangeTagHolds(ifRange, report.etag)) return whole;
   const range = parseRange(input.headers['range'], size);
   if (range.kind === 'whole') return whole;
   if (range.kind === 'unsatisfiable') {

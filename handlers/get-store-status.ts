@@ -1,5 +1,5 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Input, Result } from '../src/operations/contract.js';
 import { toApiStoreStatus } from '../src/store/store-status.js';
 
 /** GET /api/store-status: `{active:false}` in local mode; downloads, errors and one entry per tenant in store mode. */

@@ -1,6 +1,6 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { problemResult } from '../src/http/results.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { problemResult } from '../src/operations/results.js';
 import { getTaxonomyFanout as computeFanout } from '../src/taxonomies/cardinality.js';
 import { toPairQuery } from '../src/taxonomies/pair-query.js';
 import { isMissing } from '../src/taxonomies/taxonomy-rows.js';

@@ -1,6 +1,6 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { problemResult } from '../src/http/results.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { problemResult } from '../src/operations/results.js';
 import { LOGO_CSP, readDatabaseLogo, readLogoFile } from '../src/content/logo.js';
 
 /** GET /api/logo/{tenant}: the database logo, else the LOGO_DIR file; 404 when neither exists. */

@@ -1,5 +1,5 @@
-import type { HandlerMap, OperationId } from '../src/http/contract.js';
-import { notImplementedHandlers, type NotImplementedOperation } from '../src/http/not-implemented.js';
+import type { HandlerMap, OperationId } from '../src/operations/contract.js';
+import { notImplementedHandlers, type NotImplementedOperation } from '../src/operations/not-implemented.js';
 import { getApiDocs } from './get-api-docs.js';
 import { getApiDocsAsset } from './get-api-docs-asset.js';
 import { getDbStatus } from './get-db-status.js';

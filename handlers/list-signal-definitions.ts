@@ -1,8 +1,8 @@
 import type { components } from '../generated/openapi.js';
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { strongEtag } from '../src/content/etag.js';
-import { taggedHeaders } from '../src/http/conditional.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { strongEtag } from '../src/common/entity-tags.js';
+import { taggedHeaders } from '../src/operations/results.js';
 import type { DefinitionListItem } from '../src/signals/afs-store.js';
 import { readGoldSchema } from '../src/signals/gold-schema.js';
 

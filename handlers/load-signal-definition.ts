@@ -1,8 +1,7 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { strongEtag } from '../src/content/etag.js';
-import { taggedHeaders } from '../src/http/conditional.js';
-import { problemResult } from '../src/http/results.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { strongEtag } from '../src/common/entity-tags.js';
+import { problemResult, taggedHeaders } from '../src/operations/results.js';
 
 /** GET /api/probe-builder/load: the raw YAML of one definition; 404 when the tenant or the definition is unknown, or the file is a link. */
 export async function loadSignalDefinition(input: Input<'loadSignalDefinition'>, deps: Deps): Promise<Result<'loadSignalDefinition'>> {

@@ -1,5 +1,5 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Input, Result } from '../src/operations/contract.js';
 import { refresh } from '../src/store/refresh.js';
 
 /** GET /api/refresh: the same as POST, scope from the query. */

@@ -1,5 +1,5 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Input, Result } from '../src/operations/contract.js';
 import { refresh } from '../src/store/refresh.js';
 
 /** POST /api/refresh: scope from the JSON body or the query (body values win). */

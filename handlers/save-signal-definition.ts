@@ -1,7 +1,7 @@
 import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { forbidden, invalidRequest } from '../src/http/errors.js';
-import { problemResult } from '../src/http/results.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { forbidden, invalidRequest } from '../src/common/problems.js';
+import { problemResult } from '../src/operations/results.js';
 
 /**
  * POST /api/probe-builder/save: writes signals/<probe_id>.yaml atomically; 403 unless the caller may use every

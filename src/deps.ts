@@ -9,8 +9,8 @@ import { readBuildLabel } from './build-label.js';
 import { ConfigError, type Config } from './config.js';
 import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument } from './contract-document.js';
-import { ContractIndex } from './http/contract-index.js';
-import { toIssues } from './http/validation-issues.js';
+import { ContractSchemas } from './contract-schemas.js';
+import { toIssues } from './common/validation-issues.js';
 import { readGitIdentity } from './identity/git-identity.js';
 import { CellRules, type SchemaChecks } from './notebooks/cell-rules.js';
 import { AppDbNotebooks } from './notebooks/notebook.js';
@@ -20,8 +20,8 @@ import type { Logger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
 import type { AppDbErrorKind, Metrics } from './metrics/metrics.js';
 import { projectRoot } from './project-root.js';
-import { MainThreadReaders } from './reader-threads/main-thread.js';
-import { readerThreads } from './reader-threads/pool.js';
+import { createReaders } from './reader-jobs/readers.js';
+import type { Readers } from './reader-threads/protocol.js';
 import { TenantRegistry } from './tenants/registry.js';
 import type { Deps } from './ports.js';
 // The SDKs (@octokit/rest, @anthropic-ai/sdk, minio) and the modules importing them are loaded with import()
@@ -45,8 +45,6 @@ import { prebuildSearchIndex } from './search/tenant-search.js';
 export interface OwnedDeps extends Deps {
   /** The registry of every tenant (scans, swaps, shutdown). */
   readonly tenants: TenantRegistry;
-  /** The contract index of `contract`, whose one Ajv the domain's checks use too: createApp takes it. */
-  readonly index: ContractIndex;
   close(): Promise<void>;
 }
 
@@ -59,6 +57,8 @@ export interface DepsOptions {
   oidcTiming?: OidcTiming | undefined;
   /** The clock of `Deps.now`; the system clock by default. */
   now?: (() => number) | undefined;
+  /** Where long reads run, in place of those READER_THREADS asks for (closed with the server). */
+  readers?: (Readers & { close(): Promise<void> }) | undefined;
 }
 
 /** Builds every dependency from the configuration: tenant registry, app database, contract, identity. */
@@ -68,14 +68,14 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   // First, so that an unusable identity provider stops the start before anything is opened.
   const tokens = config.auth.mode === 'oidc' ? await openOidc(config.auth, log, options.oidcTiming) : null;
   const contract = loadContractDocument(root);
-  const index = await ContractIndex.build(contract.document);
+  const schemas = new ContractSchemas(contract.document);
   const metrics = await createMetrics(config.metricsEnabled);
   const tenants = new TenantRegistry(config.klsDir, config.klsMode, log, config.tenantHandlesMax, {
     inc: (amount) => metrics.tenantFilesClosed.inc({ kind: 'kls' }, amount),
   });
   const searchIndexes = new SearchIndexes(
     log.child({ component: 'search' }),
-    searchHitCheck(contract.jsonEtag, () => index.componentValidator('SearchItem')),
+    searchHitCheck(contract.jsonEtag, () => schemas.componentValidator('SearchItem')),
     config.searchMemoryBytes,
     new SearchResultCache(RESULT_CACHE_ENTRIES, { hits: metrics.searchCacheHits, misses: metrics.searchCacheMisses }),
     config.tenantHandlesMax,
@@ -96,7 +96,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), appDbFailure);
   // one unit of work and one set of cell rules for every service on the app database
   const units = new UnitOfWork(appDb, { lockTimeoutMs: config.appDb.lockTimeoutMs, onFailure: appDbFailure });
-  const cellRules = new CellRules(schemaChecksOf(index));
+  const cellRules = new CellRules(schemaChecksOf(schemas));
   const limits = await createCostLimiter(config, log);
   const home = os.homedir();
   const signalTools = new SignalTools(
@@ -107,14 +107,13 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   );
   const signalDefinitions = new AfsDefinitions(config.afsDir, signalTools.definitions);
   const { drift, languageModel } = createOutboundPorts(config, log);
-  // the threads are the process's (pool.ts): shared by every server in it, each ending after READER_IDLE_MS idle
-  const readers = config.readerThreads ? readerThreads() : new MainThreadReaders();
+  const readers = options.readers ?? createReaders(config.readerThreads);
   return {
     config,
     log,
     buildLabel: readBuildLabel(root),
     contract,
-    index,
+    schemas,
     tenants,
     store,
     appDb,
@@ -142,6 +141,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       await store?.close();
       tenants.close();
       await limits.close();
+      await readers.close();
       await appDb.close();
     },
   };
@@ -158,12 +158,12 @@ async function openOidc(auth: Extract<Config['auth'], { mode: 'oidc' }>, log: Lo
 }
 
 /**
- * The cell rules' checks on the contract index's Ajv (every error reported, named under the value's name); each
+ * The cell rules' checks on the contract's schemas (every error reported, named under the value's name); each
  * schema is compiled on its first check, so that a start compiles none.
  */
-export function schemaChecksOf(index: ContractIndex): SchemaChecks {
+export function schemaChecksOf(schemas: ContractSchemas): SchemaChecks {
   return (schemaName) => (value, name) => {
-    const validate = index.componentValidator(schemaName);
+    const validate = schemas.componentValidator(schemaName);
     return validate(value) ? [] : toIssues(validate.errors ?? [], { prefix: name });
   };
 }

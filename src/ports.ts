@@ -5,10 +5,11 @@ import type { TokenVerifier } from './auth/oidc.js';
 import type { BuildLabel } from './build-label.js';
 import type { Config } from './config.js';
 import type { ContractDocument } from './contract-document.js';
+import type { ContractSchemas } from './contract-schemas.js';
 import type { BuildInfo } from './drift/build-info.js';
 import type { CachedDrift } from './drift/drift-cache.js';
 import type { Drain } from './health/drain.js';
-import type { Precondition } from './http/conditional.js';
+import type { Precondition } from './common/entity-tags.js';
 import type { GitIdentity } from './identity/git-identity.js';
 import type { EntityQuery, ExplainGroup } from './lineage/explain.js';
 import type { FindingExplanation } from './lineage/finding-explanation.js';
@@ -35,6 +36,8 @@ export interface Deps {
   readonly log: Logger;
   readonly buildLabel: BuildLabel;
   readonly contract: ContractDocument;
+  /** The contract's component schemas, for checks of values outside request validation. */
+  readonly schemas: ContractSchemas;
   /** The tenants a request may use: the registry itself, or (with sign-in) the caller's scope of it. */
   readonly tenants: Tenants;
   /** KLS store mode: the object-store sync (status, refresh); null in local mode. */

@@ -1,4 +1,4 @@
-import { invalidRequest } from '../http/errors.js';
+import { invalidRequest } from '../common/problems.js';
 import { EVERY_TENANT, tenantScopeOf, type TenantScope } from '../tenants/tenant-scope.js';
 
 /** The roles of the contract, each including the ones before it. */

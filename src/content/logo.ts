@@ -3,7 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { hasTable } from '../search/kls-schema.js';
 import { SLUG_PATTERN } from '../tenants/tenant-ref.js';
-import { strongEtag } from './etag.js';
+import { strongEtag } from '../common/entity-tags.js';
 import { sniffImageType, type ImageMediaType } from './media-type.js';
 
 /** A logo ready to send. */

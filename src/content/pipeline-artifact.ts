@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { hasTable } from '../search/kls-schema.js';
-import { strongEtag } from './etag.js';
+import { strongEtag } from '../common/entity-tags.js';
 
 /** The two artifact keys and how each is sent. */
 export type ArtifactKey = 'graph_json' | 'graph_html';

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { hasTable } from '../search/kls-schema.js';
-import { strongEtag } from './etag.js';
+import { strongEtag } from '../common/entity-tags.js';
 
 /** A stored PDF report. */
 export interface Report {

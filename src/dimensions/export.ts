@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { HttpProblem } from '../http/errors.js';
+import { Problem } from '../common/problems.js';
 import { UNCOUNTED, type Count } from '../metrics/metrics.js';
 import type { Readers } from '../reader-threads/protocol.js';
 import type { Tenants } from '../tenants/tenants.js';
@@ -95,7 +95,5 @@ function checkRequest(file: string, request: ExportRequest): { inode: number | n
   }
 }
 
-const swapped = (tenant: string): HttpProblem =>
-  new HttpProblem('tenant-unavailable', `the file of tenant "${tenant}" was replaced or removed as the export started; retry`, {
-    headers: { 'Retry-After': String(SWAPPED_RETRY_AFTER_S) },
-  });
+const swapped = (tenant: string): Problem =>
+  new Problem('tenant-unavailable', `the file of tenant "${tenant}" was replaced or removed as the export started; retry`, { retryAfterSeconds: SWAPPED_RETRY_AFTER_S });

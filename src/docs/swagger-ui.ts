@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
-import { etagOf } from '../contract-document.js';
+import { strongEtag } from '../common/entity-tags.js';
 
 /** The Swagger UI files served under /docs, from the npm package (no CDN). */
 export const DOC_ASSETS = {
@@ -21,7 +21,7 @@ export function readDocAsset(name: DocAsset): { data: Buffer; etag: string; medi
   let entry = cache.get(name);
   if (entry === undefined) {
     const data = fs.readFileSync(path.join(assetDir, name));
-    entry = { data, etag: etagOf(data) };
+    entry = { data, etag: strongEtag(data) };
     cache.set(name, entry);
   }
   return { ...entry, mediaType: DOC_ASSETS[name] };
@@ -46,4 +46,4 @@ export const DOCS_PAGE = `<!doctype html>
 </body>
 </html>
 `;
-export const DOCS_PAGE_ETAG = etagOf(DOCS_PAGE);
+export const DOCS_PAGE_ETAG = strongEtag(DOCS_PAGE);

@@ -3,7 +3,7 @@ import type { Duplex, Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type Koa from 'koa';
 import { parse as parseJsonText } from '@hapi/bourne';
-import { HttpProblem, invalidRequest } from './errors.js';
+import { Problem, invalidRequest } from '../common/problems.js';
 import { JsonShapeScanner } from './json-depth.js';
 
 /** Largest accepted request body (1 MiB); larger bodies answer 413. */
@@ -18,22 +18,22 @@ export const DRAIN_LIMIT_BYTES = 8 * BODY_LIMIT_BYTES;
 
 /**
  * Bodies of at least this many bytes (64 KiB) are decoded, parsed and validated one per turn of the event loop (see
- * LargeBodyTurns); a smaller one costs well under a millisecond and goes straight on.
+ * LargeBodyQueue); a smaller one costs well under a millisecond and goes straight on.
  */
 export const LARGE_BODY_BYTES = 64 * 1024;
 
 /**
- * Turns of the event loop handed to large bodies, one caller per turn, in the order they asked; one per app. What
+ * Large bodies wait in line for a turn of the event loop each, in the order they arrived; one line per app. What
  * follows a large body (decoding, parse, validation, the answer: milliseconds for 1 MiB) runs without yielding;
  * bodies that finish arriving together would otherwise be worked through back to back while every other client
  * waits. Between two turns the event loop polls, so others wait for one body's work at most
  * (docs/decisions/0015-json-bodies-judged-while-they-arrive.md).
  */
-export class LargeBodyTurns {
+export class LargeBodyQueue {
   private last: Promise<void> = Promise.resolve();
 
-  /** Resolves in a turn of the event loop of its own, after every caller that asked before. */
-  next(): Promise<void> {
+  /** Resolves in a turn of the event loop of its own, after every body that was in line before. */
+  nextTurn(): Promise<void> {
     const turn = this.last.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
     this.last = turn;
     return turn;
@@ -47,7 +47,7 @@ export class LargeBodyTurns {
  * arrives: reading stops at the first value past a limit), for malformed JSON and for a `__proto__` member
  * (prototype poisoning: bourne).
  */
-export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string[], turns: LargeBodyTurns): Promise<unknown> {
+export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string[], queue: LargeBodyQueue): Promise<unknown> {
   const declaredLength = ctx.request.length;
   const chunked = ctx.get('transfer-encoding') !== '';
   if (!chunked && (declaredLength === undefined || declaredLength === 0)) return undefined;
@@ -56,10 +56,10 @@ export async function readJsonBody(ctx: Koa.Context, mediaTypes: readonly string
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
   const charset = /;\s*charset=("?)([^";]+)\1/i.exec(contentType)?.[2]?.toLowerCase();
   if (!mediaTypes.includes(mediaType) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
-    throw new HttpProblem('unsupported-media-type', `request body must be ${mediaTypes.join(' or ')} (UTF-8); got "${contentType || 'no Content-Type'}"`);
+    throw new Problem('unsupported-media-type', `request body must be ${mediaTypes.join(' or ')} (UTF-8); got "${contentType || 'no Content-Type'}"`);
   }
   const bytes = await readJudged(ctx);
-  if (bytes.length >= LARGE_BODY_BYTES) await turns.next();
+  if (bytes.length >= LARGE_BODY_BYTES) await queue.nextTurn();
   // UTF-8; a byte order mark is dropped, as the body reader before did
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   if (text.trim() === '') return undefined;
@@ -81,10 +81,10 @@ function readJudged(ctx: Koa.Context): Promise<Buffer> {
   const encoding = req.headers['content-encoding'] ?? 'identity';
   const identity = encoding === 'identity';
   const declared = ctx.request.length;
-  const tooLarge = (): HttpProblem => {
+  const tooLarge = (): Problem => {
     if (identity && declared !== undefined && declared > DRAIN_LIMIT_BYTES) ctx.set('Connection', 'close');
     else drainAfterAnswer(req, res);
-    return new HttpProblem('payload-too-large', `request body exceeds ${BODY_LIMIT_BYTES} bytes`);
+    return new Problem('payload-too-large', `request body exceeds ${BODY_LIMIT_BYTES} bytes`);
   };
   if (identity && declared !== undefined && declared > BODY_LIMIT_BYTES) return Promise.reject(tooLarge());
   const inflater = INFLATERS.get(encoding);
@@ -95,7 +95,7 @@ function readJudged(ctx: Koa.Context): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const pieces: Buffer[] = [];
     let received = 0;
-    const stop = (problem: HttpProblem | null): void => {
+    const stop = (problem: Problem | null): void => {
       source.off('data', onData).off('end', onEnd).off('error', onError);
       req.off('close', onClose);
       if (problem === null) {
@@ -145,7 +145,7 @@ const INFLATERS: ReadonlyMap<string, (() => Duplex) | null> = new Map([
 ]);
 
 /** 400 for a body that could not be read. */
-const unreadable = (err: Error): HttpProblem => invalidRequest([{ in: 'body', name: '', message: `the body could not be read: ${err.message}` }]);
+const unreadable = (err: Error): Problem => invalidRequest([{ in: 'body', name: '', message: `the body could not be read: ${err.message}` }]);
 
 /**
  * Once the answer is sent, reads the rest of a refused body and drops it (Node would read it all for a kept

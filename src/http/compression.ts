@@ -3,7 +3,7 @@ import type http from 'node:http';
 import { Readable, pipeline } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { codedTag } from './conditional.js';
+import { codedTag } from '../common/entity-tags.js';
 
 /*
  * Content coding negotiated by Accept-Encoding (RFC 9110, 8.4 and 12.5.3), with Node's zlib (decision 13,

@@ -1,6 +1,6 @@
-import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, type Document, type Operation, type Request } from 'openapi-backend';
+import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
+import type { ContractSchemas } from '../contract-schemas.js';
 import { accessRules, type AccessRule } from './access.js';
 import { deprecationsOf, type OperationNotices } from './deprecation.js';
 import { operationFactsOf, type OperationFacts } from './request-validator.js';
@@ -37,36 +37,28 @@ export interface IndexedOperation {
 }
 
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
-const COMPONENTS_ID = 'contract.json';
-/** How a schema passed to `ContractIndex.compile` refers to a component: this, then the component's name. */
-export const COMPONENTS_REF = `${COMPONENTS_ID}#/components/schemas/`;
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
 /**
  * The contract read once: every operation with its access rule, declared responses and problems, deprecation,
- * route and the facts its parsing and validation need; the openapi-backend instance whose routing and parsing use
- * them; and one Ajv over the contract's components for every validator the server compiles itself (problem
- * bodies, and domain code's checks through `componentValidator`). Every module that needs the contract reads it
- * here, so that a contract that breaks a rule is refused at start, naming every break.
+ * route and the facts its parsing and validation need; and the openapi-backend instance whose routing and parsing
+ * use them. Every module of the edge that needs the contract reads it here, so that a contract that breaks a rule
+ * is refused at start, naming every break.
  */
 export class ContractIndex {
   readonly #operations: ReadonlyMap<string, IndexedOperation>;
-  readonly #ajv: Ajv;
-  readonly #components = new Map<string, ValidateFunction>();
 
   private constructor(
     readonly api: OpenAPIBackend,
     operations: ReadonlyMap<string, IndexedOperation>,
-    components: unknown,
+    /** The component schemas, for the checks of problem bodies. */
+    readonly schemas: ContractSchemas,
   ) {
     this.#operations = operations;
-    // allErrors: a domain check reports every issue of a value at once, as request validation lists its errors
-    this.#ajv = new Ajv({ strict: false, allErrors: true });
-    addFormats.default(this.#ajv, { mode: 'full' });
-    this.#ajv.addSchema({ $id: COMPONENTS_ID, components }, COMPONENTS_ID);
   }
 
   /** Reads `document` (already checked by redocly lint in CI; the rules of this server are checked here). */
-  static async build(document: Document): Promise<ContractIndex> {
+  static async build(document: Document, schemas: ContractSchemas): Promise<ContractIndex> {
     const api = await createContractBackend(document, false);
     const rules = accessRules(document as Parameters<typeof accessRules>[0]);
     const deprecations = deprecationsOf(document);
@@ -87,7 +79,7 @@ export class ContractIndex {
       });
     }
     compileRouting(api, (operation) => (operations.get(operation.operationId as string) as IndexedOperation).parse);
-    return new ContractIndex(api, operations, (document as { components?: unknown }).components);
+    return new ContractIndex(api, operations, schemas);
   }
 
   /** Every operation, by operationId. */
@@ -102,32 +94,15 @@ export class ContractIndex {
     return found;
   }
 
-  /** The operation a request's method and path match, or undefined (404 or 405: openapi-backend tells which). */
-  match(request: Pick<Request, 'method' | 'path'>): IndexedOperation | undefined {
-    const operation = this.api.router.matchOperation({ ...request, headers: {} });
-    return operation === undefined ? undefined : this.#operations.get(operation.operationId as string);
+  /** The operation a request's method and path match, or null (`allowedMethods` tells a 404 from a 405). */
+  match(method: string, path: string): IndexedOperation | null {
+    const operation = this.api.router.matchOperation({ method, path, headers: {} });
+    return operation === undefined ? null : (this.#operations.get(operation.operationId as string) ?? null);
   }
 
-  /**
-   * A validator of `#/components/schemas/<name>` compiled once on the shared Ajv (all errors reported, formats
-   * checked). For domain code that checks a value against the contract outside request validation.
-   */
-  componentValidator(name: string): ValidateFunction {
-    let validate = this.#components.get(name);
-    if (validate === undefined) {
-      validate = this.#ajv.getSchema(`${COMPONENTS_REF}${name}`);
-      if (validate === undefined) throw new Error(`openapi.yaml has no schema ${name}`);
-      this.#components.set(name, validate);
-    }
-    return validate;
-  }
-
-  /**
-   * A validator of `schema` compiled on the shared Ajv, where `$ref: COMPONENTS_REF + name` names a component
-   * (`{ type: 'array', items: { $ref: … } }`). Compile once, at start: each call compiles anew.
-   */
-  compile(schema: object): ValidateFunction {
-    return this.#ajv.compile(schema);
+  /** The methods some operation takes on `path`, in upper case; none for a path no operation has. */
+  allowedMethods(path: string): string[] {
+    return METHODS.filter((method) => this.api.router.matchOperation({ method, path, headers: {} }) !== undefined).map((m) => m.toUpperCase());
   }
 }
 

@@ -1,12 +1,11 @@
 import type Koa from 'koa';
-import type { ContractIndex } from './contract-index.js';
-import { HttpProblem } from './errors.js';
-import { forwardedHost } from './forwarded.js';
+import { Problem } from '../common/problems.js';
+import type { RequestRecord } from './request-record.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Whether `origin` (an `Origin` header) is the server's own: the scheme's host and port those the request names. */
-function isOwnOrigin(origin: string, ctx: Koa.Context): boolean {
+function isOwnOrigin(origin: string, ctx: Koa.Context, forwardedHost: string | null): boolean {
   let url: URL;
   try {
     url = new URL(origin);
@@ -22,7 +21,7 @@ function isOwnOrigin(origin: string, ctx: Koa.Context): boolean {
       return false;
     }
   };
-  return sameHost(forwardedHost(ctx)) || sameHost(ctx.get('host'));
+  return sameHost(forwardedHost) || sameHost(ctx.get('host'));
 }
 
 /**
@@ -31,24 +30,23 @@ function isOwnOrigin(origin: string, ctx: Koa.Context): boolean {
  * needs the editor or admin role whatever its method (`GET /api/refresh`), carrying `Sec-Fetch-Site: cross-site` or
  * an `Origin` that is neither the server's own nor listed in CORS_ORIGINS: 403 problem. Browsers send those
  * headers; tools that do not (curl, generated clients) are not affected, and reads are left to CORS. With sign-in
- * this is not installed: a page cannot make a browser send the bearer token. `onRefused` records the audit line. A
- * step of the request's pass (request-pass.ts): it throws the problem.
+ * this is not installed: a page cannot make a browser send the bearer token. A guard of the request's pass
+ * (request-pass.ts): it throws the problem.
  */
-export function crossSiteGuard(index: ContractIndex, corsOrigins: readonly string[], onRefused: (ctx: Koa.Context) => void): (ctx: Koa.Context) => void {
+export function crossSiteGuard(corsOrigins: readonly string[]): (ctx: Koa.Context, record: RequestRecord) => void {
   const listed = new Set(corsOrigins);
-  return (ctx) => {
+  return (ctx, record) => {
     const site = ctx.get('sec-fetch-site');
     const origin = ctx.get('origin');
     if ((site === '' && origin === '') || listed.has(origin)) return;
-    if (site !== 'cross-site' && (origin === '' || isOwnOrigin(origin, ctx))) return;
-    const operation = index.match({ method: ctx.method, path: ctx.path });
+    if (site !== 'cross-site' && (origin === '' || isOwnOrigin(origin, ctx, record.forwardedHost))) return;
+    const operation = record.operation;
     const role = operation?.rule.role;
     // a route that does not exist gets its 404 or 405
-    if (operation === undefined || (SAFE_METHODS.has(ctx.method) && role !== 'editor' && role !== 'admin')) return;
-    onRefused(ctx);
+    if (operation === null || (SAFE_METHODS.has(ctx.method) && role !== 'editor' && role !== 'admin')) return;
     // The body, if any, is not read: close the connection after answering.
     ctx.set('Connection', 'close');
     const from = site === 'cross-site' ? 'Sec-Fetch-Site: cross-site' : `Origin ${origin}`;
-    throw new HttpProblem('forbidden', `a request from another site (${from}) may not change a desk without sign-in; only its own pages and the origins in CORS_ORIGINS may`);
+    throw new Problem('forbidden', `a request from another site (${from}) may not change a desk without sign-in; only its own pages and the origins in CORS_ORIGINS may`);
   };
 }

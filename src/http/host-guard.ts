@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { isLoopbackAddress } from '../config.js';
-import { HttpProblem, invalidRequest } from './errors.js';
-import { forwardedHost } from './forwarded.js';
+import { Problem, invalidRequest } from '../common/problems.js';
+import type { RequestRecord } from './request-record.js';
 
 /**
  * Whether a request's `Host` header names this server: a loopback name or address (`localhost`, `127.0.0.1`,
@@ -61,22 +61,20 @@ function hostFieldCount(rawHeaders: readonly string[]): number {
  * RFC 9112 section 3.2.2 makes the one that counts) and, behind a trusted proxy (TRUST_PROXY), the host that proxy
  * forwarded (`X-Forwarded-Host`) too: both must be accepted, so that a client reaching the port directly cannot
  * name an accepted host in a header of its own. A request with two `Host` fields is a 400 (RFC 9112 section 3.2),
- * whatever the configuration. `onRefused` records the refusal for the audit line. A step of the request's pass
- * (request-pass.ts): it throws the problem.
+ * whatever the configuration. A guard of the request's pass (request-pass.ts): it throws the problem.
  */
-export function hostGuard(accepts: ((hostHeader: string) => boolean) | null, onRefused: (ctx: Koa.Context) => void): (ctx: Koa.Context) => void {
-  return (ctx) => {
+export function hostGuard(accepts: ((hostHeader: string) => boolean) | null): (ctx: Koa.Context, record: RequestRecord) => void {
+  return (ctx, record) => {
     if (hostFieldCount(ctx.req.rawHeaders) > 1) {
       ctx.set('Connection', 'close');
       throw invalidRequest([{ in: 'header', name: 'Host', message: 'appears more than once' }]);
     }
     if (accepts === null) return;
     const named = targetAuthority(ctx.req.url ?? '') ?? ctx.get('host');
-    const forwarded = forwardedHost(ctx);
+    const forwarded = record.forwardedHost;
     if (accepts(named) && (forwarded === null || accepts(forwarded))) return;
-    onRefused(ctx);
     // The body, if any, is not read: close the connection after answering.
     ctx.set('Connection', 'close');
-    throw new HttpProblem('misdirected-request', 'this server does not answer for the host this request names (Host, the target URI or X-Forwarded-Host); see ALLOWED_HOSTS');
+    throw new Problem('misdirected-request', 'this server does not answer for the host this request names (Host, the target URI or X-Forwarded-Host); see ALLOWED_HOSTS');
   };
 }

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from './errors.js';
+import type { ValidationIssue } from '../common/problems.js';
 
 /** Deepest nesting of arrays and objects a JSON request body may have (declared in openapi.yaml, docs/errors.md). */
 export const MAX_JSON_DEPTH = 32;

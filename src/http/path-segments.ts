@@ -1,4 +1,4 @@
-import type { ValidationIssue } from './errors.js';
+import type { ValidationIssue } from '../common/problems.js';
 
 /** One character RFC 3986 allows in a path as it is (`pchar` and `/`); anything else must be percent-encoded. */
 const PATH_CHARACTER = /[A-Za-z0-9\-._~!$&'()*+,;=:@/]/;

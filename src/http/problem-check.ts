@@ -20,7 +20,7 @@ export function problemCheck(index: ContractIndex, checkBodies: boolean): Proble
       if (declared === undefined) return [`status ${status} is not declared`];
       if (!declared.problem) return [`status ${status} is not declared as application/problem+json`];
       if (!checkBodies || declared.problemSchema === undefined) return [];
-      const validate = index.componentValidator(declared.problemSchema);
+      const validate = index.schemas.componentValidator(declared.problemSchema);
       if (validate(body)) return [];
       return (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}`);
     },

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../http/errors.js';
+import type { ValidationIssue } from '../common/problems.js';
 
 /** The cell types of the contract's `CellInput`. */
 export const CELL_TYPES = ['narrative', 'view', 'reference', 'discussion', 'action'] as const;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { QueryDeepPartialEntity } from 'typeorm';
 import { CellRow, type CellOwnerKind } from '../appdb/cell.entity.js';
 import type { AppDbManager } from '../appdb/unit-of-work.js';
-import { invalidRequest } from '../http/errors.js';
+import { invalidRequest } from '../common/problems.js';
 import { authorOfNewCell, checkableCell, contentOfNewCell, mergeUpdates, todayUtc, type DiscussionReply } from './cell-content.js';
 import { CELL_COUNT_LIMITS, type CellRules } from './cell-rules.js';
 

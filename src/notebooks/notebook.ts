@@ -2,7 +2,7 @@ import type { components } from '../../generated/openapi.js';
 import { rowTag } from '../appdb/entity-tags.js';
 import { NotebookRow } from '../appdb/notebook.entity.js';
 import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
-import { assertPrecondition, type Precondition } from '../http/conditional.js';
+import { assertPrecondition, type Precondition } from '../common/entity-tags.js';
 import { toApiCell } from './cell-content.js';
 import type { CellRules } from './cell-rules.js';
 import { addReply, appendCell, assertNewCell, deleteCell, listCells, updateCell, type CellOwner, type ReplyInput } from './cell-store.js';

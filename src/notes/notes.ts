@@ -3,7 +3,7 @@ import type { components } from '../../generated/openapi.js';
 import { listTag, rowTag } from '../appdb/entity-tags.js';
 import { NoteRow } from '../appdb/note.entity.js';
 import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
-import { assertPrecondition, type Precondition } from '../http/conditional.js';
+import { assertPrecondition, type Precondition } from '../common/entity-tags.js';
 import { toApiCell } from '../notebooks/cell-content.js';
 import type { CellRules } from '../notebooks/cell-rules.js';
 import {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { EncodedJson } from '../http/encoded-json.js';
+import { EncodedJson } from '../common/encoded-json.js';
 import type { components } from '../../generated/openapi.js';
 import { foldText } from './fold.js';
 import { ftsTableOf } from './index-builder.js';
@@ -228,7 +228,7 @@ export class SearchIndex {
     if (folded === '' || folded.includes(NAME_END)) return EMPTY_RESULTS;
     try {
       const body = await remote.thread.search(remote.key, folded);
-      return body === null ? EMPTY_RESULTS : new EncodedJson<SearchResults>(body, true);
+      return body === null ? EMPTY_RESULTS : new EncodedJson<SearchResults>(body);
     } catch (err) {
       if (this.isClosed) throw err;
       if (this.remote === remote) this.leaveThread();
@@ -257,7 +257,7 @@ export class SearchIndex {
     const chosen = this.names !== null ? this.choose(folded) : this.nameStatements().chooseInOneRead(folded);
     if (!chosen.some((ids) => ids.length > 0)) return EMPTY_RESULTS;
     const body = this.hitTable !== null ? this.hitTable.encode(chosen) : encodeHitRows(this.hits.all(JSON.stringify(chosen)) as [number, Buffer][]);
-    return new EncodedJson<SearchResults>(body, true);
+    return new EncodedJson<SearchResults>(body);
   }
 
   /** The ids of the items to answer, per kind (by rank), in order. */

@@ -214,15 +214,6 @@ export class SearchIndexes {
     });
   }
 
-  /**
-   * Lets go of what only speeds up searches to come, as the idle server collects (idle-collection.ts): the result
-   * cache, and the garbage of the search thread's heap.
-   */
-  releaseIdle(): void {
-    this.cache.clear();
-    this.thread?.collect();
-  }
-
   /** Closes every open index (shutdown). */
   close(): void {
     this.closed = true;

@@ -1,4 +1,4 @@
-import { HttpProblem } from '../http/errors.js';
+import { Problem } from '../common/problems.js';
 import type { KlsLease, TenantEntry, Tenants } from '../tenants/tenants.js';
 import type { IndexSource, SearchIndexes } from './search-indexes.js';
 import type { EncodedResults } from './search-index.js';
@@ -39,10 +39,8 @@ export async function searchTenant(tenants: Tenants, indexes: SearchIndexes, ten
   try {
     return await indexes.search(sourceOf(entry, lease), query);
   } catch (err) {
-    if (err instanceof HttpProblem) throw err;
-    throw new HttpProblem('service-unavailable', `the search index of tenant "${entry.compositeId}" could not be built; retry later`, {
-      headers: { 'Retry-After': '30' },
-    });
+    if (err instanceof Problem) throw err;
+    throw new Problem('service-unavailable', `the search index of tenant "${entry.compositeId}" could not be built; retry later`, { retryAfterSeconds: 30 });
   } finally {
     lease.release();
   }

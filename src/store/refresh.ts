@@ -1,6 +1,6 @@
 import type { components } from '../../generated/openapi.js';
 import type { Deps } from '../ports.js';
-import { forbidden, HttpProblem, invalidRequest } from '../http/errors.js';
+import { forbidden, Problem, invalidRequest } from '../common/problems.js';
 import type { SyncScope } from './layout.js';
 
 /** The refresh request, from the query or the JSON body (body values win). */
@@ -31,7 +31,7 @@ export async function refresh(request: RefreshRequest, deps: Deps): Promise<Refr
   }
   if (scope === 'pack') {
     if (request.pack === undefined) throw invalidRequest([{ in: 'query', name: 'pack', message: 'is required when scope is pack' }]);
-    if (!deps.tenants.list().some((t) => t.pack === request.pack)) throw new HttpProblem('not-found', `unknown pack "${request.pack}"`);
+    if (!deps.tenants.list().some((t) => t.pack === request.pack)) throw new Problem('not-found', `unknown pack "${request.pack}"`);
     if (!deps.tenants.scope.coversPack(request.pack)) throw forbidden(`scope pack refreshes the whole pack; it needs "${request.pack}.*" in the token's tenants claim`);
     target = { kind: 'pack', pack: request.pack };
   }

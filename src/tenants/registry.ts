@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { HttpProblem, tenantUnavailable } from '../http/errors.js';
+import { Problem, tenantUnavailable } from '../common/problems.js';
 import type { Logger } from '../logger.js';
 import type { Count } from '../metrics/metrics.js';
 import { DEFAULT_TENANT_HANDLES_MAX, HandlePool } from './handle-pool.js';
@@ -78,9 +78,7 @@ export class TenantRegistry implements Tenants {
     if (handle !== null && !handle.isOpen && !handle.isRetired) handle = this.revive(entry, handle);
     if (handle === null || handle.isRetired) {
       if (entry.status === 'error') {
-        throw new HttpProblem('tenant-unavailable', `tenant "${entry.compositeId}" has no usable database: ${entry.error ?? 'error'}`, {
-          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS * 6) },
-        });
+        throw new Problem('tenant-unavailable', `tenant "${entry.compositeId}" has no usable database: ${entry.error ?? 'error'}`, { retryAfterSeconds: RETRY_AFTER_SECONDS * 6 });
       }
       throw tenantUnavailable(entry.compositeId, RETRY_AFTER_SECONDS);
     }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { HttpProblem, invalidRequest } from '../http/errors.js';
+import { Problem, invalidRequest } from '../common/problems.js';
 import type { FileStamp, KlsHandle } from './kls-handle.js';
 import { compositeIdOf, parseTenantRef } from './tenant-ref.js';
 import type { TenantScope } from './tenant-scope.js';
@@ -75,14 +75,14 @@ export function resolveTenant(among: Pick<Tenants, 'list' | 'get'>, value: strin
   }
   if (ref.kind === 'composite') {
     const entry = among.get(compositeIdOf(ref.pack, ref.slug));
-    if (entry === undefined) throw new HttpProblem('tenant-not-found', `unknown tenant "${value}"`);
+    if (entry === undefined) throw new Problem('tenant-not-found', `unknown tenant "${value}"`);
     return entry;
   }
   const matches = among.list().filter((e) => e.slug === ref.slug);
-  if (matches.length === 0) throw new HttpProblem('tenant-not-found', `unknown tenant "${value}"`);
+  if (matches.length === 0) throw new Problem('tenant-not-found', `unknown tenant "${value}"`);
   if (matches.length > 1) {
     const ids = matches.map((e) => e.compositeId).join(', ');
-    throw new HttpProblem('ambiguous-tenant', `tenant slug "${value}" is in several packs; use one of: ${ids}`);
+    throw new Problem('ambiguous-tenant', `tenant slug "${value}" is in several packs; use one of: ${ids}`);
   }
   return matches[0]!;
 }
@@ -136,7 +136,7 @@ export class ScopedTenants implements Tenants {
     try {
       entry = resolveTenant(this, value, where);
     } catch (err) {
-      if (err instanceof HttpProblem && err.code === 'tenant-not-found' && !this.scope.everything) this.outsideScope = this.existingOutside(value);
+      if (err instanceof Problem && err.code === 'tenant-not-found' && !this.scope.everything) this.outsideScope = this.existingOutside(value);
       throw err;
     }
     if (!this.resolved.includes(entry.compositeId)) this.resolved.push(entry.compositeId);

@@ -4,8 +4,8 @@ import type { components } from '../../generated/openapi.js';
 import { listTag, rowTag } from '../appdb/entity-tags.js';
 import { SavedViewRow } from '../appdb/saved-view.entity.js';
 import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
-import { assertPrecondition, type Precondition } from '../http/conditional.js';
-import { invalidRequest } from '../http/errors.js';
+import { assertPrecondition, type Precondition } from '../common/entity-tags.js';
+import { invalidRequest } from '../common/problems.js';
 
 /** Writes to one view wait for each other (see unit-of-work.ts). */
 const lockOf = (viewId: string): LockKey => `view:${viewId}`;

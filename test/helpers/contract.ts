@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { loadContractDocument } from '../../src/contract-document.js';
-import { ContractIndex } from '../../src/http/contract-index.js';
+import { ContractSchemas } from '../../src/contract-schemas.js';
 import { searchHitCheck, type SearchHitCheck } from '../../src/search/search-hit.js';
 
 /** One operation of openapi.yaml with what a test needs to call it from its examples. */
@@ -76,9 +76,9 @@ export function exampleRequest(op: ContractOperation): { method: string; path: s
   return { method: op.method, path: path!, query: Object.fromEntries(new URLSearchParams(search)), headers: { 'content-type': 'application/json', host: 'x' }, body: op.exampleBody };
 }
 
-/** The check of search hits against openapi.yaml's `SearchItem`, on a contract index as the server builds it. */
+/** The check of search hits against openapi.yaml's `SearchItem`, on the contract's schemas as the server has them. */
 export async function contractSearchHitCheck(root = process.cwd()): Promise<SearchHitCheck> {
   const contract = loadContractDocument(root);
-  const index = await ContractIndex.build(contract.document);
-  return searchHitCheck(contract.jsonEtag, () => index.componentValidator('SearchItem'));
+  const schemas = new ContractSchemas(contract.document);
+  return searchHitCheck(contract.jsonEtag, () => schemas.componentValidator('SearchItem'));
 }

@@ -1,35 +1,40 @@
 import { expect } from 'chai';
 import type { ErrorObject } from 'ajv';
 import { loadContractDocument } from '../../src/contract-document.js';
-import { COMPONENTS_REF, ContractIndex } from '../../src/http/contract-index.js';
-import { toIssues } from '../../src/http/validation-issues.js';
+import { COMPONENTS_REF, ContractSchemas } from '../../src/contract-schemas.js';
+import { ContractIndex } from '../../src/http/contract-index.js';
+import { toIssues } from '../../src/common/validation-issues.js';
 
 describe('contract index', () => {
   it('knows every operation of the contract with its route, rule, body media types and declared problems', async () => {
-    const index = await ContractIndex.build(loadContractDocument(process.cwd()).document);
+    const document = loadContractDocument(process.cwd()).document;
+    const index = await ContractIndex.build(document, new ContractSchemas(document));
     const jumpbar = index.operation('getJumpbar');
     expect(jumpbar.route).to.equal('/api/jumpbar');
     expect(jumpbar.bodyMediaTypes).to.equal(null);
     expect(jumpbar.responses['200']!.mediaTypes).to.deep.equal(['application/json']);
     expect(jumpbar.responses['200']!.problem).to.equal(false);
     expect(jumpbar.responses['400']).to.include({ problem: true, problemSchema: 'Problem' });
-    expect(index.match({ method: 'get', path: '/api/jumpbar' })?.operationId).to.equal('getJumpbar');
-    expect(index.match({ method: 'get', path: '/no/such/route' })).to.equal(undefined);
+    expect(index.match('GET', '/api/jumpbar')?.operationId).to.equal('getJumpbar');
+    expect(index.match('GET', '/no/such/route')).to.equal(null);
+    expect(index.match('DELETE', '/api/jumpbar')).to.equal(null);
+    expect(index.allowedMethods('/api/jumpbar')).to.deep.equal(['GET']);
+    expect(index.allowedMethods('/no/such/route')).to.deep.equal([]);
     for (const operation of index.operations.values()) expect(operation.rule.operationId, operation.route).to.equal(operation.operationId);
     expect(() => index.operation('noSuchOperation')).to.throw(/has no operation noSuchOperation/);
   });
 
-  it('compiles a component validator once, on one Ajv, reporting every error of a value', async () => {
-    const index = await ContractIndex.build(loadContractDocument(process.cwd()).document);
-    const problem = index.componentValidator('Problem');
-    expect(index.componentValidator('Problem')).to.equal(problem);
+  it('compiles a component validator once, on one Ajv, reporting every error of a value', () => {
+    const schemas = new ContractSchemas(loadContractDocument(process.cwd()).document);
+    const problem = schemas.componentValidator('Problem');
+    expect(schemas.componentValidator('Problem')).to.equal(problem);
     expect(problem({ type: 'about:blank', title: 'x', status: 400, detail: 'y' })).to.equal(true);
     expect(problem({ status: 'four hundred' })).to.equal(false);
     expect(problem.errors!.length).to.be.greaterThan(1);
-    const problems = index.compile({ type: 'array', items: { $ref: `${COMPONENTS_REF}Problem` } });
+    const problems = schemas.compile({ type: 'array', items: { $ref: `${COMPONENTS_REF}Problem` } });
     expect(problems([{ type: 'about:blank', title: 'x', status: 400, detail: 'y' }])).to.equal(true);
     expect(problems([{ status: 'four hundred' }])).to.equal(false);
-    expect(() => index.componentValidator('NoSuchSchema')).to.throw(/has no schema NoSuchSchema/);
+    expect(() => schemas.componentValidator('NoSuchSchema')).to.throw(/has no schema NoSuchSchema/);
   });
 });
 

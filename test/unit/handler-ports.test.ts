@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { addNotebookCell } from '../../handlers/add-notebook-cell.js';
 import { deleteNote } from '../../handlers/delete-note.js';
 import { localCaller } from '../../src/auth/caller.js';
-import type { Input } from '../../src/http/contract.js';
+import type { Input } from '../../src/operations/contract.js';
 import type { Deps, Notebooks, Notes } from '../../src/ports.js';
 
 /** Deps with the tenant lookup and the one port a handler needs; anything else it touched would throw. */

@@ -1,8 +1,9 @@
 import type { components } from '../../generated/openapi.js';
 
-/** Every problem this server can send, in one place (docs/errors.md). */
+/** The base of every problem `type` this server sends (docs/errors.md). */
 export const PROBLEM_TYPE_BASE = 'https://analytics-desk.example/problems/';
 
+/** Every problem this server can report, in one place (docs/errors.md): its status and title. */
 export const PROBLEMS = {
   'validation-failed': { status: 400, title: 'Request validation failed' },
   unauthorized: { status: 401, title: 'Sign-in required' },
@@ -36,58 +37,66 @@ export type ValidationIssue = components['schemas']['ValidationIssue'];
 /** RFC 9457 problem details as sent to clients: the contract's `Problem` schema. */
 export type ProblemBody = components['schemas']['Problem'];
 
-/** A cross-cutting failure that the error middleware turns into a problem response. */
-export class HttpProblem extends Error {
+/** Why a bearer token did not do (RFC 6750 `error`): none sent, one that failed a check, one without the role. */
+export type TokenChallenge = 'token-required' | 'invalid-token' | 'insufficient-scope';
+
+/** What a problem tells its client besides the detail; the edge sends each as its header. */
+export interface ProblemFacts {
+  /** The failed checks of a request (`errors[]`). */
+  readonly issues?: ValidationIssue[];
+  /** When to try again (`Retry-After`). */
+  readonly retryAfterSeconds?: number;
+  /** The entity tag of the target's current state (`ETag` of a 412). */
+  readonly currentTag?: string;
+  /** The methods the path allows (`Allow` of a 405). */
+  readonly allowedMethods?: readonly string[];
+  /** The bearer-token challenge (`WWW-Authenticate`). */
+  readonly challenge?: TokenChallenge;
+}
+
+/**
+ * A failure any layer may report: a code of the catalogue, a detail for the client, and the facts that go with it.
+ * It names no HTTP header; the edge (src/http/problem-answer.ts) turns it into the answer.
+ */
+export class Problem extends Error {
   readonly status: number;
-  readonly title: string;
-  readonly type: string;
 
   constructor(
     readonly code: ProblemCode,
     readonly detail: string,
-    readonly extras: { errors?: ValidationIssue[]; headers?: Record<string, string> } = {},
+    readonly facts: ProblemFacts = {},
   ) {
     super(detail);
-    this.name = 'HttpProblem';
+    this.name = 'Problem';
     this.status = PROBLEMS[code].status;
-    this.title = PROBLEMS[code].title;
-    this.type = PROBLEM_TYPE_BASE + code;
   }
 
   /** The body sent to the client. */
   toBody(instance?: string, requestId?: string): ProblemBody {
-    const body: ProblemBody = { type: this.type, title: this.title, status: this.status, detail: this.detail };
+    const body: ProblemBody = { type: PROBLEM_TYPE_BASE + this.code, title: PROBLEMS[this.code].title, status: this.status, detail: this.detail };
     if (instance !== undefined) body.instance = instance;
     if (requestId !== undefined) body.requestId = requestId;
-    if (this.extras.errors !== undefined) body.errors = this.extras.errors;
+    if (this.facts.issues !== undefined) body.errors = this.facts.issues;
     return body;
   }
 }
 
 /** 400 with `errors[]`, for a request that breaks the contract or a rule the schema cannot express. */
-export const invalidRequest = (issues: ValidationIssue[], detail?: string): HttpProblem =>
-  new HttpProblem('validation-failed', detail ?? issues.map((i) => `${i.in} ${i.name}: ${i.message}`).join('; '), { errors: issues });
+export const invalidRequest = (issues: ValidationIssue[], detail?: string): Problem =>
+  new Problem('validation-failed', detail ?? issues.map((i) => `${i.in} ${i.name}: ${i.message}`).join('; '), { issues });
 
-/** The realm of every `WWW-Authenticate` challenge (RFC 6750). */
-export const REALM = 'analytics-desk';
+/** 403 for a caller whose token does not allow the request. */
+export const forbidden = (detail: string): Problem => new Problem('forbidden', detail, { challenge: 'insufficient-scope' });
 
-/** 403 for a valid token that does not allow the request, with the RFC 6750 `insufficient_scope` challenge. */
-export const forbidden = (detail: string): HttpProblem =>
-  new HttpProblem('forbidden', detail, { headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="insufficient_scope"` } });
-
-/** 503 with Retry-After, for a tenant whose file is not downloaded yet. */
-export const tenantUnavailable = (tenant: string, retryAfterSeconds: number): HttpProblem =>
-  new HttpProblem('tenant-unavailable', `tenant "${tenant}" is still being downloaded; retry later`, {
-    headers: { 'Retry-After': String(retryAfterSeconds) },
-  });
+/** 503 with when to try again, for a tenant whose file is not downloaded yet. */
+export const tenantUnavailable = (tenant: string, retryAfterSeconds: number): Problem =>
+  new Problem('tenant-unavailable', `tenant "${tenant}" is still being downloaded; retry later`, { retryAfterSeconds });
 
 /**
  * 412 for a write whose `If-Match` does not name the target's current state: nothing was written. The current
- * tag is named in the detail and sent as `ETag` (the caller may read the target); none when it no longer exists.
+ * tag is named in the detail and sent (the caller may read the target); none when it no longer exists.
  */
-export const preconditionFailed = (what: string, current: string | null): HttpProblem =>
+export const preconditionFailed = (what: string, current: string | null): Problem =>
   current === null
-    ? new HttpProblem('precondition-failed', `If-Match does not hold: ${what} does not exist (any more); nothing was written`)
-    : new HttpProblem('precondition-failed', `If-Match does not name the current state of ${what}, which is ${current}; nothing was written`, {
-        headers: { ETag: current },
-      });
+    ? new Problem('precondition-failed', `If-Match does not hold: ${what} does not exist (any more); nothing was written`)
+    : new Problem('precondition-failed', `If-Match does not name the current state of ${what}, which is ${current}; nothing was written`, { currentTag: current });

@@ -1,20 +1,10 @@
 import { expect } from 'chai';
-import Koa from 'koa';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Document } from 'openapi-backend';
-import { CostLimits } from '../../src/auth/cost-limits.js';
-import type { Deps } from '../../src/ports.js';
-import { serveOperations } from '../../src/http/adapter.js';
-import { ContractIndex } from '../../src/http/contract-index.js';
-import { EncodedJson } from '../../src/http/encoded-json.js';
-import type { HandlerMap } from '../../src/http/contract.js';
-import { HttpProblem } from '../../src/http/errors.js';
-import { problemAnswer } from '../../src/http/problem.js';
-import { problemCheck } from '../../src/http/problem-check.js';
-import { requestContext } from '../../src/http/request-context.js';
-import { requestPass } from '../../src/http/request-pass.js';
+import { EncodedJson } from '../../src/common/encoded-json.js';
+import { Problem } from '../../src/common/problems.js';
+import { serveContract } from '../helpers/contract-app.js';
 import { call, expectProblem } from '../helpers/http.js';
 
 const document = {
@@ -30,7 +20,7 @@ const document = {
             name: 'variant',
             in: 'query',
             required: true,
-            schema: { type: 'string', enum: ['good', 'bad-body', 'bad-status', 'encoded', 'owned', 'owned-slice', 'throw-declared', 'throw-undeclared', 'throw-bad-body'] },
+            schema: { type: 'string', enum: ['good', 'bad-body', 'bad-status', 'encoded', 'throw-declared', 'throw-undeclared', 'throw-bad-body'] },
           },
         ],
         responses: {
@@ -58,23 +48,13 @@ const document = {
 
 /** Stands for any module below a handler (registry, unit of work, limits) that throws a problem. */
 function lookUpThing(variant: string): never {
-  if (variant === 'throw-declared') throw new HttpProblem('not-found', 'no such thing');
-  if (variant === 'throw-bad-body') throw new HttpProblem('not-found', 'a detail longer than the forty characters the schema allows');
-  throw new HttpProblem('conflict', 'the thing is busy');
-}
-
-/** An owned body: a buffer of its own. */
-function ownedBody(text: string): Buffer {
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  bytes.write(text);
-  return bytes;
+  if (variant === 'throw-declared') throw new Problem('not-found', 'no such thing');
+  if (variant === 'throw-bad-body') throw new Problem('not-found', 'a detail longer than the forty characters the schema allows');
+  throw new Problem('conflict', 'the thing is busy');
 }
 
 async function serve(responseValidation: boolean) {
   const lines: string[] = [];
-  /** The bodies the handler answered, and for each request the moment its response was written. */
-  const bodies: Buffer[] = [];
-  const written: Promise<void>[] = [];
   const log = pino({ level: 'info' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
   const handlers = {
     getThing: async (input: { query: { variant: string } }) =>
@@ -83,31 +63,16 @@ async function serve(responseValidation: boolean) {
         : input.query.variant === 'bad-body'
           ? { status: 200, body: { n: 'one', extra: true } }
           : input.query.variant === 'encoded'
-            ? { status: 200, body: new EncodedJson(bodies[bodies.push(ownedBody('{"n": 2}')) - 1]!) }
-            : input.query.variant === 'owned'
-            ? { status: 200, body: new EncodedJson(bodies[bodies.push(ownedBody('{"n": 3}')) - 1]!, true) }
-            : input.query.variant === 'owned-slice'
-            ? { status: 200, body: new EncodedJson(bodies[bodies.push(Buffer.from('{"n": 4}')) - 1]!, true) }
+            ? { status: 200, body: new EncodedJson(Buffer.from('{"n": 2}')) }
             : input.query.variant.startsWith('throw-')
               ? lookUpThing(input.query.variant)
               : { status: 418, body: { n: 1 } },
-  } as unknown as HandlerMap;
-  const index = await ContractIndex.build(document);
-  const app = new Koa();
-  app.use(async (ctx, next) => {
-    written.push(new Promise((resolve) => ctx.res.once('finish', resolve)));
-    await next();
-  });
-  const problems = problemCheck(index, responseValidation);
-  const deps = { config: { responseValidation }, contract: { document }, tokens: null, limits: new CostLimits({ narrativesPerMinute: 0, exportsPerCaller: 0, signalToolsPerMinute: 0 }) };
-  app.use(requestPass({ context: requestContext(log, 'v0.1.0 2026-11-21 00:00'), admissions: [], serve: serveOperations(index, handlers, deps as unknown as Deps, problems), answerError: problemAnswer(problems) }));
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, lines, bodies, written, close: () => new Promise((resolve) => server.close(resolve)) };
+  };
+  const served = await serveContract(document, handlers, { log, responseValidation });
+  return { ...served, lines };
 }
 
-describe('contract adapter', () => {
+describe('answers of operations (src/http/answer.ts, problem-answer.ts)', () => {
   it('sends a response that keeps the contract', async () => {
     const s = await serve(true);
     try {
@@ -126,22 +91,6 @@ describe('contract adapter', () => {
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.equal('application/json');
       expect(res.text).to.equal('{"n": 2}');
-    } finally {
-      await s.close();
-    }
-  });
-
-  it('gives the buffer of an owned EncodedJson back once its answer is written, never a shared one or a slice', async () => {
-    const s = await serve(true);
-    try {
-      for (const [variant, text] of [['encoded', '{"n": 2}'], ['owned', '{"n": 3}'], ['owned-slice', '{"n": 4}']] as const) {
-        const res = await call(s.url, `/thing?variant=${variant}`);
-        expect(res.text, variant).to.equal(text);
-        await s.written.at(-1);
-      }
-      expect(s.bodies.map((body) => (body.buffer as ArrayBuffer).detached)).to.deep.equal([false, true, false]);
-      expect(s.bodies[0]!.toString()).to.equal('{"n": 2}');
-      expect(s.bodies[2]!.toString()).to.equal('{"n": 4}');
     } finally {
       await s.close();
     }

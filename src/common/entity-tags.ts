@@ -1,14 +1,20 @@
-import { invalidRequest, preconditionFailed } from './errors.js';
+import { createHash } from 'node:crypto';
+import { invalidRequest, preconditionFailed } from './problems.js';
 
 /*
- * Conditional requests (RFC 9110, section 13) on entity tags. A tag names the state of a resource; the compressed
- * representations of that state carry it with a suffix naming the coding (`"abc"` identity, `"abc-gzip"`,
- * `"abc-br"`; see src/http/compression.ts). Comparisons accept the tag in any of these forms: a client that
- * received the gzip form holds the same state as one that received the identity form.
+ * Entity tags (RFC 9110, section 8.8.3) and the conditions on them (section 13), in one place. A tag names the state
+ * of a resource; the compressed representations of that state carry it with a suffix naming the coding (`"abc"`
+ * identity, `"abc-gzip"`, `"abc-br"`; see src/http/compression.ts). Comparisons accept the tag in any of these
+ * forms: a client that received the gzip form holds the same state as one that received the identity form.
  */
 
 /** The content codings the server compresses with, and the suffix each adds to an entity tag. */
 export const CODING_SUFFIXES = { gzip: '-gzip', br: '-br' } as const;
+
+/** A strong entity tag of the bytes (or text) of a representation: a hash of them, quoted. */
+export function strongEtag(content: Buffer | string): string {
+  return `"${createHash('sha256').update(content).digest('base64url').slice(0, 32)}"`;
+}
 
 /** The tag of representation `coding` of the state tagged `etag`: `"abc"` → `"abc-gzip"`. Weak tags stay weak. */
 export function codedTag(etag: string, coding: keyof typeof CODING_SUFFIXES): string {
@@ -52,6 +58,12 @@ export function heldTag(header: string | undefined, etag: string): string | null
   return null;
 }
 
+/** For `If-Range` (strong comparison, one tag): whether it names the current state `etag` of a representation. */
+export function rangeTagHolds(header: string, etag: string): boolean {
+  const tag = header.trim();
+  return !tag.startsWith('W/') && !etag.startsWith('W/') && tag === etag;
+}
+
 /**
  * An `If-Match` precondition: given the current tag of the target (null when it does not exist), whether the
  * write may go on. Strong comparison: a weak tag never matches; `*` matches any existing target.
@@ -73,22 +85,4 @@ export function ifMatchOf(headers: Readonly<Record<string, string | undefined>>)
 /** Throws the 412 problem unless the state tagged `current` of `what` satisfies `precondition` (always, without one). */
 export function assertPrecondition(precondition: Precondition | undefined, what: string, current: string | null): void {
   if (precondition !== undefined && !precondition(current)) throw preconditionFailed(what, current);
-}
-
-/** `Cache-Control` of reads of tenant data that carry a tag: no shared cache keeps them; a browser revalidates. */
-export const REVALIDATE_PRIVATELY = 'private, no-cache';
-
-/** Whether a request's `If-None-Match` names the state `etag` (for reads that skip work when it does). */
-export function holdsTag(headers: Readonly<Record<string, string | undefined>>): (etag: string) => boolean {
-  return (etag) => heldTag(headers['if-none-match'], etag) !== null;
-}
-
-/** The headers of a tagged read of tenant data. */
-export function taggedHeaders(etag: string): { ETag: string; 'Cache-Control': string } {
-  return { ETag: etag, 'Cache-Control': REVALIDATE_PRIVATELY };
-}
-
-/** The 304 answer to a request whose `If-None-Match` names the state `etag`: the tag as the client holds it. */
-export function notModified(headers: Readonly<Record<string, string | undefined>>, etag: string): { status: 304; headers: Record<string, string> } {
-  return { status: 304, headers: taggedHeaders(heldTag(headers['if-none-match'], etag) ?? etag) };
 }

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { ValidationIssue } from './errors.js';
+import type { ValidationIssue } from './problems.js';
 
 /** Where the errors of a validator that checked one value of the body point: the member name they are under. */
 export interface BodyValue {

@@ -2,8 +2,7 @@ import type { Readable } from 'node:stream';
 import type { operations } from '../../generated/openapi.js';
 import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../ports.js';
-import type { AuditDetails } from './audit.js';
-import type { EncodedJson } from './encoded-json.js';
+import type { EncodedJson } from '../common/encoded-json.js';
 
 /** Every operationId of openapi.yaml. */
 export type OperationId = keyof operations;
@@ -35,18 +34,21 @@ type JsonMediaType = 'application/json' | 'application/problem+json';
 type Responses<K extends OperationId> = Operation<K>['responses'];
 type ContentOf<R> = R extends { content: infer C } ? C : never;
 
+/** What a successful audited read gave away (rows exported, the model a finding went to); getters are read when the line is written. */
+export type AuditDetails = Readonly<Record<string, string | number | boolean | null | (() => number)>>;
+
 /**
  * For the audit line: IDs a write created that its input does not name (a new view's `view_id`), and what an
- * audited read gave away (`x-audit`: rows exported, the model a finding went to).
+ * audited read gave away (`x-audit`).
  */
-type Touched = { touched?: Record<string, string>; audit?: AuditDetails };
+type Audited = { createdIds?: Record<string, string>; auditDetails?: AuditDetails };
 
 type Variant<S, M, T> = M extends JsonMediaType
-  ? { status: S; contentType?: M; body: T | EncodedJson<T>; headers?: Record<string, string> } & Touched
-  : { status: S; contentType: M; body: RawBody; headers?: Record<string, string> } & Touched;
+  ? { status: S; contentType?: M; body: T | EncodedJson<T>; headers?: Record<string, string> } & Audited
+  : { status: S; contentType: M; body: RawBody; headers?: Record<string, string> } & Audited;
 
 type ResultFor<S, R> = [ContentOf<R>] extends [never]
-  ? { status: S; body?: undefined; headers?: Record<string, string> } & Touched
+  ? { status: S; body?: undefined; headers?: Record<string, string> } & Audited
   : { [M in keyof ContentOf<R>]: Variant<S, M, ContentOf<R>[M]> }[keyof ContentOf<R>];
 
 /** Every status/body pair the contract allows for operation K, and nothing else. */
