@@ -1,5 +1,5 @@
-import { recordedAuthor } from '../src/auth/caller.js';
-import type { Deps } from '../src/ports.js';
+import { recordedAuthor } from '../src/operations/authors.js';
+import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { ifMatchOf } from '../src/common/entity-tags.js';
 

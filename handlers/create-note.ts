@@ -1,4 +1,4 @@
-import type { Deps } from '../src/ports.js';
+import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 
 /** POST /{tenant}/api/notes: creates an empty note; its author is the caller (with sign-in) or the git identity's name. */

@@ -1,5 +1,5 @@
-import { recordedAuthor } from '../src/auth/caller.js';
-import type { Deps } from '../src/ports.js';
+import { recordedAuthor } from '../src/operations/authors.js';
+import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 
 /** POST /api/views: stores a new view of a dimension table (with sign-in, the caller is its author); its tag as `ETag`. */

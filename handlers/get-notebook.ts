@@ -1,4 +1,4 @@
-import type { Deps } from '../src/ports.js';
+import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { holdsTag, notModified, taggedHeaders } from '../src/operations/results.js';
 

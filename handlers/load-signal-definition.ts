@@ -1,4 +1,4 @@
-import type { Deps } from '../src/ports.js';
+import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { strongEtag } from '../src/common/entity-tags.js';
 import { problemResult, taggedHeaders } from '../src/operations/results.js';
@@ -7,10 +7,10 @@ import { problemResult, taggedHeaders } from '../src/operations/results.js';
 export async function loadSignalDefinition(input: Input<'loadSignalDefinition'>, deps: Deps): Promise<Result<'loadSignalDefinition'>> {
   deps.tenants.resolve(input.query.tenant, { in: 'query', name: 'tenant' });
   const probeId = input.query.probe_id;
-  const loaded = await deps.signalDefinitions.load(probeId);
+  const loaded = await deps.signals.load(probeId);
   switch (loaded.kind) {
     case 'text':
-      // tagged by a hash of the file's text (alike on every instance reading the same AFS); 304 by the adapter
+      // tagged by a hash of the file's text (alike on every instance reading the same AFS); 304 at the edge
       return { status: 200, body: { probe_id: probeId, yaml: loaded.text }, headers: taggedHeaders(strongEtag(`${probeId}\n${loaded.text}`)) };
     case 'absent':
       return problemResult('not-found', `no definition "${probeId}" in the AFS`);

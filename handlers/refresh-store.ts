@@ -1,9 +1,7 @@
-import type { Deps } from '../src/ports.js';
+import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
-import { refresh } from '../src/store/refresh.js';
 
 /** POST /api/refresh: scope from the JSON body or the query (body values win). */
 export async function refreshStore(input: Input<'refreshStore'>, deps: Deps): Promise<Result<'refreshStore'>> {
-  const outcome = await refresh({ ...input.query, ...(input.body ?? {}) }, deps);
-  return { status: 200, body: outcome };
+  return { status: 200, body: await deps.tenantSource.refresh({ ...input.query, ...(input.body ?? {}) }, deps.tenants) };
 }

@@ -1,5 +1,5 @@
-import { assertRepliesUntouched, recordedAuthor } from '../src/auth/caller.js';
-import type { Deps } from '../src/ports.js';
+import { assertRepliesUntouched, recordedAuthor } from '../src/operations/authors.js';
+import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { ifMatchOf } from '../src/common/entity-tags.js';
 import { problemResult } from '../src/operations/results.js';

@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import { handlers as operationHandlers } from '../handlers/index.js';
 import type { HandlerMap } from './operations/contract.js';
-import type { Deps } from './ports.js';
+import type { Deps } from './ports/deps.js';
 import { auditTrail } from './http/audit.js';
 import { compression } from './http/compression.js';
 import type { ContractIndex } from './http/contract-index.js';
@@ -16,7 +16,7 @@ import { requestPass, type Guard } from './http/request-pass.js';
 import { requestRecords } from './http/request-record.js';
 import { nameRequestSpan } from './http/request-span.js';
 import { operationServer } from './http/serve-operation.js';
-import { isTracing } from './telemetry/tracing.js';
+import { isTracing } from './tracing.js';
 
 /**
  * Builds the Koa app over `deps` and the contract's `index`, serving each operation with its handler of `handlers`

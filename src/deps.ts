@@ -23,14 +23,15 @@ import { projectRoot } from './project-root.js';
 import { createReaders } from './reader-jobs/readers.js';
 import type { Readers } from './reader-threads/protocol.js';
 import { TenantRegistry } from './tenants/registry.js';
-import type { Deps } from './ports.js';
+import type { Deps } from './ports/deps.js';
 // The SDKs (@octokit/rest, @anthropic-ai/sdk, minio) and the modules importing them are loaded with import()
 // on first use only (about 35 MB of an idle server's RSS otherwise); `import type` costs nothing at run time.
 import type { CodeHost } from './drift/code-host.js';
 import { DriftCache } from './drift/drift-cache.js';
 import { DriftChecks } from './drift/drift-checks.js';
 import { Drain } from './health/drain.js';
-import { Explanations } from './lineage/explanations.js';
+import { HealthChecks } from './health/health-checks.js';
+import { TenantExplanations } from './lineage/explanations.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import { Narratives } from './narrative/narratives.js';
 import type { KlsStore } from './store/kls-store.js';
@@ -40,11 +41,34 @@ import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.j
 import { SearchThread } from './search/search-thread.js';
 import { SearchIndexes } from './search/search-indexes.js';
 import { prebuildSearchIndex } from './search/tenant-search.js';
+import { JumpbarReads } from './search/jumpbar.js';
+import { AfsSignalBuilder } from './signals/signal-builder.js';
+import { StoreSource } from './store/tenant-source.js';
+import { TaxonomyReads } from './taxonomies/taxonomy-reads.js';
+import { TenantContentReads } from './content/tenant-content.js';
+import { DimensionCsvExports } from './dimensions/export.js';
+import { SwaggerUi } from './docs/swagger-ui.js';
+import type { AppDatabase } from './appdb/app-database.js';
 
-/** Deps plus the means to release them on shutdown. */
+/** Deps plus the parts behind them that the server and its tests reach, and the means to release them on shutdown. */
 export interface OwnedDeps extends Deps {
   /** The registry of every tenant (scans, swaps, shutdown). */
   readonly tenants: TenantRegistry;
+  /** The contract's component schemas, for checks of values outside request validation. */
+  readonly schemas: ContractSchemas;
+  /** Set when the server begins to stop: readiness answers 503 from then on. */
+  readonly drain: Drain;
+  readonly appDb: AppDatabase;
+  /** KLS store mode: the object-store sync; null in local mode. */
+  readonly store: KlsStore | null;
+  /** One sidecar search index per tenant generation, beside the KLS file. */
+  readonly searchIndexes: SearchIndexes;
+  /** Where exports and explains read tenant files: reader threads, or the main thread in bounded steps (READER_THREADS). */
+  readonly readers: Readers & { close(): Promise<void> };
+  /** The signal contract checker and compiler and the parser of stored definitions. */
+  readonly signalTools: SignalTools;
+  /** The clock that stamps what notebooks, notes and saved views write. */
+  readonly now: () => number;
   close(): Promise<void>;
 }
 
@@ -106,8 +130,9 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     { ...TOOL_LIMITS, timeoutMs: config.signalToolTimeoutMs },
   );
   const signalDefinitions = new AfsDefinitions(config.afsDir, signalTools.definitions);
-  const { drift, languageModel } = createOutboundPorts(config, log);
+  const { drift, languageModel } = createOutboundPorts(config, log, tenants);
   const readers = options.readers ?? createReaders(config.readerThreads);
+  const drain = new Drain();
   return {
     config,
     log,
@@ -115,6 +140,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     contract,
     schemas,
     tenants,
+    health: new HealthChecks({ config, buildLabel: readBuildLabel(root), appDb, tenants, store, drain }),
+    tenantSource: new StoreSource(store, config.klsMode),
     store,
     appDb,
     notebooks: new AppDbNotebooks(units, cellRules, now),
@@ -124,14 +151,19 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       readGitIdentity(config.gitWorkspacesDir, tenant === null ? [] : [tenant.compositeId, tenant.slug], fs.existsSync(home) ? home : path.parse(root).root),
     drift,
     narratives: languageModel === null ? null : new Narratives(languageModel, signalDefinitions, metrics.narrativeCalls),
+    signals: new AfsSignalBuilder(tenants, signalDefinitions, signalTools),
     signalTools,
-    signalDefinitions,
     readers,
-    explanations: new Explanations(readers, signalDefinitions),
+    explanations: new TenantExplanations(tenants, readers, signalDefinitions),
+    content: new TenantContentReads(tenants, config.logoDir),
+    jumpbar: new JumpbarReads(tenants, searchIndexes),
+    taxonomies: new TaxonomyReads(tenants),
+    exports: new DimensionCsvExports(tenants, readers, metrics.exportedRows),
+    docs: new SwaggerUi(),
     searchIndexes,
     tokens,
     limits,
-    drain: new Drain(),
+    drain,
     metrics,
     now,
     async close() {
@@ -184,7 +216,7 @@ function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
  * Drift and narrative ports: the one place an Octokit and an Anthropic client are built.
  * Each SDK is imported and its client built on the first call, so a server that never calls them never loads them.
  */
-function createOutboundPorts(config: Config, log: Logger): { drift: Deps['drift']; languageModel: LanguageModel | null } {
+function createOutboundPorts(config: Config, log: Logger, tenants: TenantRegistry): { drift: Deps['drift']; languageModel: LanguageModel | null } {
   const sdkLog = log.child({ component: 'sdk' });
   const gitHub = loadOnce(async (): Promise<CodeHost> => {
     const [{ Octokit }, { gitHubCodeHost }] = await Promise.all([import('@octokit/rest'), import('./drift/github-code-host.js')]);
@@ -216,6 +248,7 @@ function createOutboundPorts(config: Config, log: Logger): { drift: Deps['drift'
         });
   return {
     drift: new DriftChecks(
+      tenants,
       {
         async compare(repo, base, head) {
           let host: CodeHost;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type Koa from 'koa';
-import { requestSpan, type SpanAttributes } from '../telemetry/tracing.js';
+import { requestSpan, type SpanAttributes } from '../tracing.js';
 import type { RequestRecord } from './request-record.js';
 
 /**

@@ -4,7 +4,7 @@ import { unverifiedCaller, type Caller } from '../auth/caller.js';
 import { invalidRequest, Problem } from '../common/problems.js';
 import { toIssues } from '../common/validation-issues.js';
 import type { HandlerMap, Input, OperationId } from '../operations/contract.js';
-import type { Deps } from '../ports.js';
+import type { Deps } from '../ports/deps.js';
 import { ScopedTenants } from '../tenants/tenants.js';
 import { authenticate, authorize, privateToCaller } from './access.js';
 import { answerResult, type AnyResult } from './answer.js';

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { Problem } from '../common/problems.js';
 import type { ReaderEnd, ReaderJob, Readers, SendReply, SteppedJob } from '../reader-threads/protocol.js';
-import { GoldTableCount, type EntityQuery, type ExplainGroup } from './explain.js';
+import type { EntityQuery, ExplainGroup } from '../ports/lineage.js';
+import { GoldTableCount } from './explain.js';
 import { registeredGoldTables } from './gold-tables.js';
 
 /** Page cache of the connection an explain opens, in KiB: it reads each page of a table it scans once. */

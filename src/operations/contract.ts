@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { operations } from '../../generated/openapi.js';
 import type { Caller } from '../auth/caller.js';
-import type { Deps } from '../ports.js';
+import type { Deps } from '../ports/deps.js';
 import type { EncodedJson } from '../common/encoded-json.js';
 
 /** Every operationId of openapi.yaml. */

@@ -1,5 +1,5 @@
 import { UNCOUNTED, type Count } from '../metrics/metrics.js';
-import type { EncodedResults } from './search-index.js';
+import type { EncodedResults } from '../ports/tenant-reads.js';
 
 /** Entries kept by default: typeahead repeats a small set of prefixes, and a full result is ~2-25 KB of JSON. */
 export const RESULT_CACHE_ENTRIES = 256;

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { EncodedJson } from '../common/encoded-json.js';
 import type { components } from '../../generated/openapi.js';
+import type { EncodedResults } from '../ports/tenant-reads.js';
 import { foldText } from './fold.js';
 import { ftsTableOf } from './index-builder.js';
 import { NAME_END, NameIndex } from './name-index.js';
@@ -11,8 +12,6 @@ import { HitTable, SIDECAR_CACHE_KIB, encodeHitRows, prepareHits } from './sidec
 /** The contract's SearchResults: nine arrays of hits, best first. */
 export type SearchResults = components['schemas']['SearchResults'];
 
-/** Search results as the JSON bytes a response sends (see EncodedJson). */
-export type EncodedResults = EncodedJson<SearchResults>;
 
 /** Shortest query the trigram index can serve (in characters); shorter ones match name prefixes only. */
 export const TRIGRAM_MIN_LENGTH = 3;

@@ -8,7 +8,8 @@ import { INDEX_FORMAT, buildSearchIndex } from './index-builder.js';
 import { foldText } from './fold.js';
 import { SearchResultCache } from './result-cache.js';
 import type { SearchHitCheck } from './search-hit.js';
-import { EMPTY_RESULTS, SearchIndex, type EncodedResults } from './search-index.js';
+import { EMPTY_RESULTS, SearchIndex } from './search-index.js';
+import type { EncodedResults } from '../ports/tenant-reads.js';
 import type { SearchThread } from './search-thread.js';
 
 /** The KLS generation a search runs on: which tenant, where its files live, and a leased connection. */

@@ -1,7 +1,7 @@
 import { Problem } from '../common/problems.js';
 import type { KlsLease, TenantEntry, Tenants } from '../tenants/tenants.js';
 import type { IndexSource, SearchIndexes } from './search-indexes.js';
-import type { EncodedResults } from './search-index.js';
+import type { EncodedResults } from '../ports/tenant-reads.js';
 
 /** Identity of the file a tenant generation was opened from, when the registry still describes that generation. */
 function fingerprintOf(entry: TenantEntry, generation: number): string | null {
@@ -29,12 +29,8 @@ export function prebuildSearchIndex(tenants: Tenants, indexes: SearchIndexes, co
   });
 }
 
-/**
- * Searches one tenant (slug or composite ID): 400/404/409 from the registry, 503 while its file is not
- * usable or its search index cannot be built.
- */
-export async function searchTenant(tenants: Tenants, indexes: SearchIndexes, tenant: string, query: string): Promise<EncodedResults> {
-  const entry = tenants.resolve(tenant, { in: 'query', name: 'tenant' });
+/** Searches one resolved tenant: 503 while its file is not usable or its search index cannot be built. */
+export async function searchTenant(tenants: Pick<Tenants, 'lease'>, indexes: SearchIndexes, entry: TenantEntry, query: string): Promise<EncodedResults> {
   const lease = tenants.lease(entry);
   try {
     return await indexes.search(sourceOf(entry, lease), query);

@@ -1,15 +1,10 @@
 import type { components } from '../../generated/openapi.js';
-import type { Deps } from '../ports.js';
 import { forbidden, Problem, invalidRequest } from '../common/problems.js';
+import type { RefreshRequest } from '../ports/server-state.js';
+import type { Tenants } from '../tenants/tenants.js';
+import type { KlsStore } from './kls-store.js';
 import type { SyncScope } from './layout.js';
 
-/** The refresh request, from the query or the JSON body (body values win). */
-export interface RefreshRequest {
-  scope?: 'all' | 'pack' | 'tenant';
-  pack?: string;
-  tenant?: string;
-  wait?: boolean;
-}
 
 /** Outcome outside KLS store mode. */
 export type RefreshSkipped = components['schemas']['RefreshSkipped'];
@@ -22,7 +17,7 @@ export type RefreshAccepted = components['schemas']['RefreshAccepted'];
  * pack; a pack or tenant the caller cannot see is unknown). Local mode answers `skipped`; store mode invalidates the cached files in scope and syncs
  * them with the store, answering at once (`started`) or, with `wait`, when done (`completed`).
  */
-export async function refresh(request: RefreshRequest, deps: Deps): Promise<RefreshSkipped | RefreshAccepted> {
+export async function refresh(request: RefreshRequest, deps: { tenants: Tenants; store: KlsStore | null; klsMode: 'local' | 'store' }): Promise<RefreshSkipped | RefreshAccepted> {
   const scope = request.scope ?? 'all';
   let target: SyncScope = { kind: 'all' };
   let tenantId: string | undefined;
@@ -42,7 +37,7 @@ export async function refresh(request: RefreshRequest, deps: Deps): Promise<Refr
     tenantId = entry.compositeId;
   }
   if (deps.store === null) {
-    return { status: 'skipped', reason: `not in KLS store mode (KLS_MODE=${deps.config.klsMode}): tenant files are read from KLS_DIR as they are` };
+    return { status: 'skipped', reason: `not in KLS store mode (KLS_MODE=${deps.klsMode}): tenant files are read from KLS_DIR as they are` };
   }
   const outcome = await deps.store.refresh(target, request.wait === true);
   const body: RefreshAccepted = {

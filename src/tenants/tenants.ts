@@ -88,12 +88,17 @@ export function resolveTenant(among: Pick<Tenants, 'list' | 'get'>, value: strin
 }
 
 /** `withKls` in terms of resolve and lease. */
-export async function withLeasedKls<T>(
+export function withLeasedKls<T>(
   tenants: Pick<Tenants, 'resolve' | 'lease'>,
   value: string,
   read: (db: Database.Database, entry: TenantEntry) => T | Promise<T>,
 ): Promise<T> {
-  const lease = tenants.lease(tenants.resolve(value));
+  return readLeased(tenants, tenants.resolve(value), read);
+}
+
+/** Runs `read` on a leased connection of the resolved tenant `entry`, releasing it afterwards (503 while it has none). */
+export async function readLeased<T>(tenants: Pick<Tenants, 'lease'>, entry: TenantEntry, read: (db: Database.Database, entry: TenantEntry) => T | Promise<T>): Promise<T> {
+  const lease = tenants.lease(entry);
   try {
     return await read(lease.db, lease.entry);
   } finally {

@@ -8,7 +8,7 @@ import { ContractSchemas } from '../../src/contract-schemas.js';
 import { ContractIndex } from '../../src/http/contract-index.js';
 import { DISABLED_METRICS } from '../../src/metrics/metrics.js';
 import type { HandlerMap } from '../../src/operations/contract.js';
-import type { Deps } from '../../src/ports.js';
+import type { Deps } from '../../src/ports/deps.js';
 
 /**
  * The server's app (the request's pass, the edge, every check) over a contract of the test's own and its handlers,

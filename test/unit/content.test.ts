@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseRange } from '../../src/content/byte-range.js';
+import { parseRange } from '../../src/operations/byte-range.js';
 import { heldTag, rangeTagHolds, strongEtag } from '../../src/common/entity-tags.js';
 import { sniffImageType } from '../../src/content/media-type.js';
 import { pngLogo } from '../../src/demo/logos.js';

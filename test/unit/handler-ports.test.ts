@@ -3,7 +3,8 @@ import { addNotebookCell } from '../../handlers/add-notebook-cell.js';
 import { deleteNote } from '../../handlers/delete-note.js';
 import { localCaller } from '../../src/auth/caller.js';
 import type { Input } from '../../src/operations/contract.js';
-import type { Deps, Notebooks, Notes } from '../../src/ports.js';
+import type { Deps } from '../../src/ports/deps.js';
+import type { Notebooks, Notes } from '../../src/ports/collaboration.js';
 
 /** Deps with the tenant lookup and the one port a handler needs; anything else it touched would throw. */
 function depsWith(ports: Partial<Pick<Deps, 'notebooks' | 'notes'>>): Deps {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { SearchResultCache } from '../../src/search/result-cache.js';
 import { EncodedJson } from '../../src/common/encoded-json.js';
-import type { EncodedResults } from '../../src/search/search-index.js';
+import type { EncodedResults } from '../../src/ports/tenant-reads.js';
 
 let made = 0;
 /** A body of its own each time. */
