@@ -1,6 +1,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Document } from 'openapi-backend';
+import type { ValidationIssue } from './common/problems.js';
+import { toIssues } from './common/validation-issues.js';
 
 const COMPONENTS_ID = 'contract.json';
 /** How a schema passed to `ContractSchemas.compile` refers to a component: this, then the component's name. */
@@ -31,6 +33,17 @@ export class ContractSchemas {
       this.#validators.set(name, validate);
     }
     return validate;
+  }
+
+  /**
+   * The check of a value against `#/components/schemas/<schemaName>`: every issue, named under the value's `name`
+   * (`cell.title`); empty when it is valid. The schema is compiled on its first check, so that a start compiles none.
+   */
+  check(schemaName: string): (value: unknown, name: string) => ValidationIssue[] {
+    return (value, name) => {
+      const validate = this.componentValidator(schemaName);
+      return validate(value) ? [] : toIssues(validate.errors ?? [], { prefix: name });
+    };
   }
 
   /**

@@ -10,9 +10,8 @@ import { ConfigError, type Config } from './config.js';
 import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument } from './contract-document.js';
 import { ContractSchemas } from './contract-schemas.js';
-import { toIssues } from './common/validation-issues.js';
 import { readGitIdentity } from './identity/git-identity.js';
-import { CellRules, type SchemaChecks } from './notebooks/cell-rules.js';
+import { CellRules } from './notebooks/cell-rules.js';
 import { AppDbNotebooks } from './notebooks/notebook.js';
 import { AppDbNotes } from './notes/notes.js';
 import { AppDbSavedViews } from './views/saved-views.js';
@@ -120,7 +119,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), appDbFailure);
   // one unit of work and one set of cell rules for every service on the app database
   const units = new UnitOfWork(appDb, { lockTimeoutMs: config.appDb.lockTimeoutMs, onFailure: appDbFailure });
-  const cellRules = new CellRules(schemaChecksOf(schemas));
+  const cellRules = new CellRules(schemas);
   const limits = await createCostLimiter(config, log);
   const home = os.homedir();
   const signalTools = new SignalTools(
@@ -187,17 +186,6 @@ async function openOidc(auth: Extract<Config['auth'], { mode: 'oidc' }>, log: Lo
     if (err instanceof IssuerUnusable) throw new ConfigError([`OIDC_ISSUER: ${err.message}`]);
     throw err;
   }
-}
-
-/**
- * The cell rules' checks on the contract's schemas (every error reported, named under the value's name); each
- * schema is compiled on its first check, so that a start compiles none.
- */
-export function schemaChecksOf(schemas: ContractSchemas): SchemaChecks {
-  return (schemaName) => (value, name) => {
-    const validate = schemas.componentValidator(schemaName);
-    return validate(value) ? [] : toIssues(validate.errors ?? [], { prefix: name });
-  };
 }
 
 /** Memoises an asynchronous load; a failed load is tried again on the next call. */

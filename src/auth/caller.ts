@@ -1,4 +1,4 @@
-import { EVERY_TENANT, tenantScopeOf, type TenantScope } from '../tenants/tenant-scope.js';
+import { EVERY_TENANT, tenantScopeOf, type TenantScope } from '../tenants/tenants.js';
 
 /** The roles of the contract, each including the ones before it. */
 export const ROLES = ['viewer', 'editor', 'admin'] as const;

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { hasTable } from '../search/kls-schema.js';
-import { SLUG_PATTERN } from '../tenants/tenant-ref.js';
+import { SLUG_PATTERN } from '../tenants/tenants.js';
 import { strongEtag } from '../common/entity-tags.js';
 import type { Logo } from '../ports/tenant-reads.js';
 import { sniffImageType } from './media-type.js';

@@ -6,9 +6,9 @@ import { heldTag } from '../common/entity-tags.js';
 import type { AuditDetails, RawBody } from '../operations/contract.js';
 import type { IndexedOperation } from './contract-index.js';
 import { deprecationHeaders } from './deprecation.js';
-import { asUriReference } from './path-segments.js';
+import { asUriReference } from './request-target.js';
 import { contractViolation } from './problem-answer.js';
-import type { ProblemCheck } from './problem-check.js';
+import type { ProblemCheck } from './problem-answer.js';
 import type { RequestRecord } from './request-record.js';
 
 const JSON_TYPES = new Set(['application/json', 'application/problem+json']);

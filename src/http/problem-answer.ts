@@ -1,8 +1,8 @@
 import type Koa from 'koa';
 import { Problem, type ProblemFacts, type TokenChallenge } from '../common/problems.js';
-import type { ProblemCheck } from './problem-check.js';
-import { asUriReference } from './path-segments.js';
+import { asUriReference } from './request-target.js';
 import type { RequestRecord } from './request-record.js';
+import type { ContractIndex } from './contract-index.js';
 
 /** The realm of every `WWW-Authenticate` challenge (RFC 6750). */
 export const REALM = 'analytics-desk';
@@ -71,4 +71,31 @@ function declaredOrViolation(ctx: Koa.Context, record: RequestRecord, problem: P
   if (operationId === undefined || problem.status === 500) return problem;
   const reasons = check.reasons(operationId, problem.status, problem.toBody(asUriReference(ctx.path), record.id));
   return reasons.length === 0 ? problem : contractViolation(record, operationId, problem.status, reasons);
+}
+
+/**
+ * The contract's judgement of a problem an operation answers, returned or thrown alike: the operation must
+ * declare the status with `application/problem+json`, and (when bodies are checked) the body must fit that
+ * response's schema. openapi-backend validates `application/json` responses only, so problems get this check.
+ */
+export interface ProblemCheck {
+  /** Why `body` with `status` breaks the contract of `operationId`; empty when it does not. */
+  reasons(operationId: string, status: number, body: unknown): string[];
+}
+
+/** The check over the contract's index; `checkBodies` is RESPONSE_VALIDATION (statuses are always checked). */
+export function problemCheck(index: ContractIndex, checkBodies: boolean): ProblemCheck {
+  return {
+    reasons(operationId, status, body) {
+      const operation = index.operations.get(operationId);
+      if (operation === undefined) return [`operation ${operationId} is not in the contract`];
+      const declared = operation.responses[String(status)];
+      if (declared === undefined) return [`status ${status} is not declared`];
+      if (!declared.problem) return [`status ${status} is not declared as application/problem+json`];
+      if (!checkBodies || declared.problemSchema === undefined) return [];
+      const validate = index.schemas.componentValidator(declared.problemSchema);
+      if (validate(body)) return [];
+      return (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}`);
+    },
+  };
 }

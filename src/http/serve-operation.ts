@@ -10,13 +10,12 @@ import { authenticate, authorize, privateToCaller } from './access.js';
 import { answerResult, type AnyResult } from './answer.js';
 import { LargeBodyQueue, readJsonBody } from './body.js';
 import type { ContractIndex, IndexedOperation } from './contract-index.js';
-import { jsonQueryIssues } from './json-depth.js';
-import { namedIn } from './named-targets.js';
-import type { ProblemCheck } from './problem-check.js';
-import { pathSegmentIssue } from './path-segments.js';
-import { MAX_QUERY_PARAMETERS, queryParts } from './query.js';
-import type { RequestRecord } from './request-record.js';
-import { compiledValidateRequest } from './request-validator.js';
+import { jsonQueryIssues } from './body.js';
+import { namedIn, type RequestRecord } from './request-record.js';
+import type { ProblemCheck } from './problem-answer.js';
+import { pathSegmentIssue } from './request-target.js';
+import { MAX_QUERY_PARAMETERS, queryParts } from './request-target.js';
+import { compiledValidateRequest } from './request-validation.js';
 
 type Request = Parameters<OpenAPIBackend['router']['parseRequest']>[0];
 type AnyHandler = (input: Input<OperationId>, deps: Deps) => Promise<AnyResult>;
@@ -39,8 +38,10 @@ export function operationServer(index: ContractIndex, handlers: HandlerMap, deps
     if (parts > MAX_QUERY_PARAMETERS) throw invalidRequest([{ in: 'query', name: '', message: `holds ${parts} parameters; at most ${MAX_QUERY_PARAMETERS}` }]);
     const pathIssue = pathSegmentIssue(ctx.path, entry.route);
     if (pathIssue !== null) throw invalidRequest([pathIssue]);
-    const queryIssues = jsonQueryIssues(entry.validate.jsonQuery, ctx.query);
-    if (queryIssues.length > 0) throw invalidRequest(queryIssues);
+    if (entry.validate.jsonQuery.length > 0) {
+      const queryIssues = jsonQueryIssues(entry.validate.jsonQuery, ctx.query);
+      if (queryIssues.length > 0) throw invalidRequest(queryIssues);
+    }
     const request = requestOf(ctx);
     if (entry.bodyMediaTypes !== null && carriesBody(ctx)) request.body = await readJsonBody(ctx, entry.bodyMediaTypes, bodies);
     const checked = validate(request, entry.operation);

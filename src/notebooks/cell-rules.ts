@@ -18,8 +18,10 @@ const AUTHOR_MAX_LENGTH = 200;
 
 /** Checks a value against one of the contract's component schemas: its issues, named under `name`; empty when valid. */
 export type SchemaCheck = (value: unknown, name: string) => ValidationIssue[];
-/** The check of the contract's component schema of that name (`ActionCellInput`, `DiscussionReply`). */
-export type SchemaChecks = (schemaName: string) => SchemaCheck;
+/** The checks of the contract's component schemas (`ActionCellInput`, `DiscussionReply`). */
+export interface SchemaChecks {
+  check(schemaName: string): SchemaCheck;
+}
 
 const INPUT_SCHEMA: Record<CellType, string> = {
   narrative: 'NarrativeCellInput',
@@ -40,8 +42,8 @@ export class CellRules {
   private readonly reply: SchemaCheck;
 
   constructor(schemaChecks: SchemaChecks) {
-    this.byType = new Map(CELL_TYPES.map((type) => [type, schemaChecks(INPUT_SCHEMA[type])]));
-    this.reply = schemaChecks('DiscussionReply');
+    this.byType = new Map(CELL_TYPES.map((type) => [type, schemaChecks.check(INPUT_SCHEMA[type])]));
+    this.reply = schemaChecks.check('DiscussionReply');
   }
 
   /** Issues of a new cell, whose request passed `CellInput` (`author` the one recorded: it may be the caller's name). */

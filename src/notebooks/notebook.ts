@@ -1,4 +1,4 @@
-import { rowTag } from '../appdb/entity-tags.js';
+import { rowTag } from '../common/entity-tags.js';
 import { NotebookRow } from '../appdb/notebook.entity.js';
 import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
 import { assertPrecondition, type Precondition } from '../common/entity-tags.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { listTag, rowTag } from '../appdb/entity-tags.js';
+import { listTag, rowTag } from '../common/entity-tags.js';
 import { NoteRow } from '../appdb/note.entity.js';
 import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
 import { assertPrecondition, type Precondition } from '../common/entity-tags.js';

@@ -6,8 +6,8 @@ import type { Logger } from '../logger.js';
 import type { Count } from '../metrics/metrics.js';
 import { DEFAULT_TENANT_HANDLES_MAX, HandlePool } from './handle-pool.js';
 import { KlsHandle, stampOf } from './kls-handle.js';
-import { SLUG_PATTERN, compositeIdOf } from './tenant-ref.js';
-import { EVERY_TENANT, type TenantScope } from './tenant-scope.js';
+import { SLUG_PATTERN, compositeIdOf } from './tenants.js';
+import { EVERY_TENANT, type TenantScope } from './tenants.js';
 import { resolveTenant, withLeasedKls, type KlsLease, type TenantEntry, type TenantFileStat, type TenantInput, type Tenants } from './tenants.js';
 
 /** Per-tenant state (docs/object-store.md, "Sync"). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { QueryDeepPartialEntity } from 'typeorm';
-import { listTag, rowTag } from '../appdb/entity-tags.js';
+import { listTag, rowTag } from '../common/entity-tags.js';
 import { SavedViewRow } from '../appdb/saved-view.entity.js';
 import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
 import { assertPrecondition, type Precondition } from '../common/entity-tags.js';

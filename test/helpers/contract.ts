@@ -70,7 +70,7 @@ export function contractOperations(root = process.cwd()): ContractOperation[] {
   return operations;
 }
 
-/** An operation's example as the request the adapter hands openapi-backend: path, query object, JSON headers, body. */
+/** An operation's example as the request the edge hands openapi-backend: path, query object, JSON headers, body. */
 export function exampleRequest(op: ContractOperation): { method: string; path: string; query: Record<string, string | string[]>; headers: Record<string, string>; body: unknown } {
   const [path, search = ''] = op.exampleUrl.split('?');
   return { method: op.method, path: path!, query: Object.fromEntries(new URLSearchParams(search)), headers: { 'content-type': 'application/json', host: 'x' }, body: op.exampleBody };

@@ -5,7 +5,7 @@ import { effectiveRoles } from '../../src/auth/caller.js';
 import { listClaim } from '../../src/auth/oidc.js';
 import { accessRules, bearerToken } from '../../src/http/access.js';
 import { Problem } from '../../src/common/problems.js';
-import { EVERY_TENANT, tenantScopeOf } from '../../src/tenants/tenant-scope.js';
+import { EVERY_TENANT, tenantScopeOf } from '../../src/tenants/tenants.js';
 import { ScopedTenants, resolveTenant, type TenantEntry, type Tenants } from '../../src/tenants/tenants.js';
 import { contractOperations } from '../helpers/contract.js';
 

@@ -9,7 +9,7 @@ import { call, expectProblem } from '../helpers/http.js';
 
 const document = {
   openapi: '3.0.3',
-  info: { title: 'adapter test', version: '0.1.0' },
+  info: { title: 'answer test', version: '0.1.0' },
   paths: {
     '/thing': {
       get: {

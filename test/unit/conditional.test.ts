@@ -4,7 +4,7 @@ import { Problem } from '../../src/common/problems.js';
 
 const TAG = '"a-b_c"';
 
-describe('conditional request headers (src/http/conditional.ts)', () => {
+describe('conditional request headers (src/common/entity-tags.ts)', () => {
   it('parses `*` and lists of strong and weak entity tags, and refuses other values', () => {
     expect(parseTagList(' * ')).to.equal('*');
     expect(parseTagList(`${TAG}, W/"x" ,"y"`)).to.deep.equal([TAG, 'W/"x"', '"y"']);

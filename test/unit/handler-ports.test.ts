@@ -15,7 +15,7 @@ function depsWith(ports: Partial<Pick<Deps, 'notebooks' | 'notes'>>): Deps {
 const request = { headers: {}, requestId: 'r1', caller: localCaller('127.0.0.1'), query: {} };
 const NOTEBOOK = { tenant_id: 'ost.kantonsspital', cells: '[]', created_at: '2026-11-21T09:40:00.000Z', updated_at: '2026-11-21T09:40:00.000Z' };
 
-describe('handlers over ports replaced wholesale (handlers/, src/ports.ts)', () => {
+describe('handlers over ports replaced wholesale (handlers/, src/ports/)', () => {
   it('addNotebookCell hands the cell and its author to deps.notebooks and names the new cell under the tenant as requested', async () => {
     const calls: unknown[][] = [];
     const notebooks = {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Document } from 'openapi-backend';
-import { jsonQueryIssues, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../src/http/json-depth.js';
+import { jsonQueryIssues, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../src/http/body.js';
 import { serveContract } from '../helpers/contract-app.js';
 import { call } from '../helpers/http.js';
 

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { loadContractDocument } from '../../src/contract-document.js';
-import { schemaChecksOf } from '../../src/deps.js';
 import { ContractSchemas } from '../../src/contract-schemas.js';
 import { authorOfNewCell, contentOfNewCell, mergeUpdates, todayUtc } from '../../src/notebooks/cell-content.js';
 import { CELL_SIZE_LIMIT_BYTES, CellRules } from '../../src/notebooks/cell-rules.js';
@@ -9,7 +8,7 @@ import { projectRoot } from '../../src/project-root.js';
 describe('notebook cells (src/notebooks/cell-content.ts, cell-rules.ts)', () => {
   let rules: CellRules;
   before(async () => {
-    rules = new CellRules(schemaChecksOf(new ContractSchemas(loadContractDocument(projectRoot()).document)));
+    rules = new CellRules(new ContractSchemas(loadContractDocument(projectRoot()).document));
   });
 
   it('keeps unknown members of a new cell, drops server members, starts discussions empty and actions open', () => {

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import querystring from 'node:querystring';
 import { Problem } from '../../src/common/problems.js';
-import { parseQueryOnce } from '../../src/http/query.js';
+import { parseQueryOnce } from '../../src/http/request-target.js';
 import { requestPass, type RequestSteps } from '../../src/http/request-pass.js';
 import type { RequestRecord } from '../../src/http/request-record.js';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { OpenAPIBackend, type Request } from 'openapi-backend';
 import { loadContractDocument } from '../../src/contract-document.js';
 import { createContractBackend } from '../../src/http/contract-index.js';
-import { compiledValidateRequest } from '../../src/http/request-validator.js';
+import { compiledValidateRequest } from '../../src/http/request-validation.js';
 import { contractOperations, exampleRequest } from '../helpers/contract.js';
 
 /** The server's openapi-backend instance (coercion, formats, its compiled router and parser). */

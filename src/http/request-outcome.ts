@@ -1,8 +1,33 @@
-import type Koa from 'koa';
+import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
+import type Koa from 'koa';
 import { unverifiedCaller } from '../auth/caller.js';
 import type { Logger } from '../logger.js';
+import { UNMATCHED_OPERATION, type Metrics } from '../metrics/metrics.js';
+import { requestSpan, type SpanAttributes } from '../tracing.js';
 import type { RequestRecord } from './request-record.js';
+
+// What is written once a request's answer is decided, at the end of its pass (request-pass.ts), from its record:
+// the name of its span, its audit line, its log line and its duration.
+
+/**
+ * The request's log line (5xx as errors, 4xx as warnings) and its duration under its operation in `metrics`,
+ * written at the end of the request's pass (request-pass.ts). The client's own `X-Request-Id` is logged beside the
+ * server's id.
+ */
+export function requestLog(log: Logger, metrics: Metrics): (ctx: Koa.Context, record: RequestRecord) => void {
+  return (ctx, record) => {
+    const ms = performance.now() - record.started;
+    const status = ctx.status;
+    metrics.observeRequest(record.operation?.operationId ?? UNMATCHED_OPERATION, ctx.method, status, ms / 1000);
+    const line: Record<string, unknown> = { reqId: record.id, method: ctx.method, path: ctx.path, status, ms: Math.round(ms * 10) / 10 };
+    if (record.clientRequestId !== null) line['clientRequestId'] = record.clientRequestId;
+    if (status >= 500) log.error(line, 'request');
+    else if (status >= 400) log.warn(line, 'request');
+    else log.info(line, 'request');
+  };
+}
 
 const REFUSED: Record<number, string> = { 401: 'unauthenticated', 403: 'forbidden', 421: 'misdirected', 429: 'rate-limited' };
 
@@ -79,4 +104,35 @@ function auditLine(ctx: Koa.Context, record: RequestRecord, outside: string | nu
   if (record.auditDetails !== null) line['details'] = details;
   // the tenant, the IDs, a token's sub and email are the client's text: none may steer what prints the line
   return visibleLine(line) as Record<string, unknown>;
+}
+
+/**
+ * Names the request's span (the HTTP instrumentation's, used only while tracing runs) after the operation the
+ * request matched, with `http.route` (the path template), `ads.tenant` (the tenants the request was served from)
+ * and `user.hash` (the SHA-256 of the caller's token `sub`; the `sub` itself is never recorded). The status is the
+ * instrumentation's `http.response.status_code`. A request that matched no operation keeps the instrumentation's
+ * name (its method). The values of the query are replaced by `REDACTED` in `url.query` (search text, filters and
+ * entity IDs stay out of traces, as they stay out of the request log line). Written at the end of the request's
+ * pass (request-pass.ts).
+ */
+export function nameRequestSpan(ctx: Koa.Context, record: RequestRecord): void {
+  const span = requestSpan();
+  if (span === null) return;
+  const attributes: Record<string, string> = {};
+  if (ctx.querystring !== '') attributes['url.query'] = redactedQuery(ctx.querystring);
+  const operation = record.operation;
+  if (operation !== null) {
+    span.updateName(operation.operationId);
+    attributes['http.route'] = operation.route;
+  }
+  const tenants = record.tenants?.resolved ?? [];
+  if (tenants.length > 0) attributes['ads.tenant'] = tenants.join(',');
+  const sub = record.caller?.sub;
+  if (typeof sub === 'string') attributes['user.hash'] = createHash('sha256').update(sub).digest('hex');
+  span.setAttributes(attributes as SpanAttributes);
+}
+
+/** The query's parameter names, each with the value `REDACTED`. */
+function redactedQuery(query: string): string {
+  return [...new URLSearchParams(query).keys()].map((name) => `${encodeURIComponent(name)}=REDACTED`).join('&');
 }
