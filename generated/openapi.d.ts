@@ -4260,7 +4260,11 @@ export interface components {
                 "application/json": components["schemas"]["OkResult"];
             };
         };
-        /** @description The tenant's notebook (after the change, for writes) and its tag. */
+        /**
+         * @description The tenant's notebook (after the change, for writes), its tag, and `Cache-Control`
+         *     `private, no-cache` (the read and the writes alike: a client keeps either answer as
+         *     its copy and revalidates it with the read).
+         */
         NotebookOk: {
             headers: {
                 "X-Build-Label": components["headers"]["XBuildLabel"];
@@ -4556,8 +4560,8 @@ export interface components {
          *     artifact and report `public, max-age=3600`; drift `private, max-age=<seconds left>`
          *     (at most 300; at most 30 for failure statuses); db-status, store-status,
          *     dimension export and metrics `no-store`; `/openapi.yaml`, `/openapi.json` and `/docs` `no-cache`; docs
-         *     assets `public, max-age=86400`; the notebook, notes, saved views and signal
-         *     definitions `private, no-cache`. With sign-in (`AUTH_MODE=oidc`) every response of
+         *     assets `public, max-age=86400`; the notebook (also the answers of `PUT` and `DELETE`
+         *     of a cell), notes, saved views and signal definitions `private, no-cache`. With sign-in (`AUTH_MODE=oidc`) every response of
          *     an operation that needs a token is `private` instead of `public` (also sent when
          *     the operation sets no policy) and carries `Vary: Authorization`: no shared cache
          *     stores it.

@@ -1,6 +1,6 @@
 import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
-import { ifMatchOf } from '../src/http/conditional.js';
+import { ifMatchOf, taggedHeaders } from '../src/http/conditional.js';
 import { problemResult } from '../src/http/results.js';
 
 /** DELETE /{tenant}/api/notebook/cells/{cell_id}: removes the cell; 404 for an unknown cell, 412 when `If-Match` fails. */
@@ -8,5 +8,5 @@ export async function deleteNotebookCell(input: Input<'deleteNotebookCell'>, dep
   const tenant = deps.tenants.resolve(input.path.tenant);
   const outcome = await deps.notebooks.deleteCell(tenant.compositeId, input.path.cell_id, ifMatchOf(input.headers));
   if (typeof outcome === 'string') return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${input.path.cell_id}`);
-  return { status: 200, body: { notebook: outcome.notebook }, headers: { ETag: outcome.etag } };
+  return { status: 200, body: { notebook: outcome.notebook }, headers: taggedHeaders(outcome.etag) };
 }

@@ -1,7 +1,7 @@
 import { assertRepliesUntouched, recordedAuthor } from '../src/auth/caller.js';
 import type { Deps } from '../src/ports.js';
 import type { Input, Result } from '../src/http/contract.js';
-import { ifMatchOf } from '../src/http/conditional.js';
+import { ifMatchOf, taggedHeaders } from '../src/http/conditional.js';
 import { problemResult } from '../src/http/results.js';
 
 /** PUT /{tenant}/api/notebook/cells/{cell_id}: merges `updates` into the cell; 404 for an unknown cell, 412 when `If-Match` fails. */
@@ -16,5 +16,5 @@ export async function updateNotebookCell(input: Input<'updateNotebookCell'>, dep
     precondition,
   );
   if (typeof outcome === 'string') return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${input.path.cell_id}`);
-  return { status: 200, body: { notebook: outcome.notebook }, headers: { ETag: outcome.etag } };
+  return { status: 200, body: { notebook: outcome.notebook }, headers: taggedHeaders(outcome.etag) };
 }
