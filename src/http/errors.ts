@@ -64,9 +64,15 @@ export class HttpProblem extends Error {
   }
 }
 
+/** Most issues a validation problem's `detail` names (`errors[]` lists every one): a body of many bad values stays one line. */
+const DETAIL_ISSUES = 10;
+
 /** 400 with `errors[]`, for a request that breaks the contract or a rule the schema cannot express. */
-export const invalidRequest = (issues: ValidationIssue[], detail?: string): HttpProblem =>
-  new HttpProblem('validation-failed', detail ?? issues.map((i) => `${i.in} ${i.name}: ${i.message}`).join('; '), { errors: issues });
+export const invalidRequest = (issues: ValidationIssue[], detail?: string): HttpProblem => {
+  const named = issues.slice(0, DETAIL_ISSUES).map((i) => `${i.in} ${i.name}: ${i.message}`).join('; ');
+  const more = issues.length > DETAIL_ISSUES ? `; and ${issues.length - DETAIL_ISSUES} more in errors[]` : '';
+  return new HttpProblem('validation-failed', detail ?? named + more, { errors: issues });
+};
 
 /** The realm of every `WWW-Authenticate` challenge (RFC 6750). */
 export const REALM = 'analytics-desk';
