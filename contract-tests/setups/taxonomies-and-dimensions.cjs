@@ -50,7 +50,7 @@ module.exports = {
     // exports running at once per caller: large exports that are not read stay running until the transaction ends
     // (with sign-in the caller is a token of its own; without, the client address, whose exports end with it)
     429: async (transaction, tools) => {
-      if (!tools.local("needs exports held open with a token of their own, which would spend the caller's limit")) return;
+      if (!tools.local("needs exports held open, which spend the caller's limit of exports running at once")) return;
       let headers = {};
       if (tools.signIn) {
         const token = tools.tokens.limited && tools.tokens.limited.exportDimension;
