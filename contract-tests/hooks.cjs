@@ -343,6 +343,7 @@ hooks.beforeEach((transaction, done) => {
       },
       endpoint: ENDPOINT,
       signIn: SIGN_IN,
+      appDatabase: APP_DB,
       /** Points the request at a tenant whose file does not open (503); a deployment has none. */
       brokenTenant: () => {
         if (ENDPOINT) skip(transaction, 'needs a tenant whose file cannot be opened (only in the run that starts its own server)');

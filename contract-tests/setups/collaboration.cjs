@@ -23,7 +23,7 @@ function control(action) {
 /** The app database is down for this transaction; afterwards it is started and the server healthy again. */
 async function appDbDown(transaction, tools) {
   if (!tools.local('needs the app database stopped') || !process.env.CONTRACT_CONTROL_URL) return;
-  if (process.env.CONTRACT_APP_DB === 'sqlite' && tools.route.method === 'GET') {
+  if (tools.appDatabase === 'sqlite' && tools.route.method === 'GET') {
     // (the notebook's first read writes the empty notebook; every later one, as here, only reads)
     return tools.skip('a read of a SQLite app database waits for no lock (WAL), so nothing outside the server makes it fail; the PostgreSQL runs check this 503');
   }
