@@ -1741,7 +1741,7 @@ export interface components {
             status: number;
             /**
              * @description Human-readable explanation of this occurrence.
-             * @example Unknown tenant 'kantonsspitl'.
+             * @example unknown tenant "kantonsspitl"; GET /api/jumpbar?mode=tenants lists the tenants you may use
              */
             detail: string;
             /**
@@ -1772,8 +1772,8 @@ export interface components {
              */
             name: string;
             /**
-             * @description What is wrong with the value.
-             * @example must have required property 'entity_id'
+             * @description What is wrong with the value; for a value outside an enum, the allowed values.
+             * @example must be one of: search, tenants, summary
              */
             message: string;
         };
@@ -3759,7 +3759,9 @@ export interface components {
          *     before it is parsed; a path segment
          *     that is not percent-encoded UTF-8, or holds a character a URI may carry only
          *     percent-encoded, is refused before the body is read, and a query of more than
-         *     256 parameters before its parameters are validated.
+         *     256 parameters before its parameters are validated. A value outside an enum is
+         *     told the allowed values (`must be one of: …`, never the value sent); `detail`
+         *     names at most the first 10 issues.
          */
         BadRequest: {
             headers: {
@@ -3772,13 +3774,13 @@ export interface components {
                  *       "type": "https://analytics-desk.example/problems/validation-failed",
                  *       "title": "Request validation failed",
                  *       "status": 400,
-                 *       "detail": "The request has 1 invalid value.",
-                 *       "instance": "/api/explain",
+                 *       "detail": "query mode: must be one of: search, tenants, summary",
+                 *       "instance": "/api/jumpbar",
                  *       "errors": [
                  *         {
                  *           "in": "query",
-                 *           "name": "entity_id",
-                 *           "message": "must have required property 'entity_id'"
+                 *           "name": "mode",
+                 *           "message": "must be one of: search, tenants, summary"
                  *         }
                  *       ]
                  *     }
@@ -3788,8 +3790,9 @@ export interface components {
         };
         /**
          * @description Unknown path, unknown tenant (with sign-in also a tenant outside the caller's
-         *     tenants claim, answered the same way), or the resource the operation names does
-         *     not exist (see the operation's description).
+         *     tenants claim, answered the same way; `detail` points to `GET /api/jumpbar?mode=tenants`,
+         *     which lists the tenants the caller may use), or the resource the operation names
+         *     does not exist (see the operation's description).
          */
         NotFound: {
             headers: {
@@ -3802,7 +3805,7 @@ export interface components {
                  *       "type": "https://analytics-desk.example/problems/tenant-not-found",
                  *       "title": "Tenant not found",
                  *       "status": 404,
-                 *       "detail": "Unknown tenant 'kantonsspitl'.",
+                 *       "detail": "unknown tenant \"kantonsspitl\"; GET /api/jumpbar?mode=tenants lists the tenants you may use",
                  *       "instance": "/api/db-status/kantonsspitl"
                  *     }
                  */
@@ -4260,7 +4263,11 @@ export interface components {
                 "application/json": components["schemas"]["OkResult"];
             };
         };
-        /** @description The tenant's notebook (after the change, for writes) and its tag. */
+        /**
+         * @description The tenant's notebook (after the change, for writes), its tag, and `Cache-Control`
+         *     `private, no-cache` (the read and the writes alike: a client keeps either answer as
+         *     its copy and revalidates it with the read).
+         */
         NotebookOk: {
             headers: {
                 "X-Build-Label": components["headers"]["XBuildLabel"];
@@ -4556,8 +4563,8 @@ export interface components {
          *     artifact and report `public, max-age=3600`; drift `private, max-age=<seconds left>`
          *     (at most 300; at most 30 for failure statuses); db-status, store-status,
          *     dimension export and metrics `no-store`; `/openapi.yaml`, `/openapi.json` and `/docs` `no-cache`; docs
-         *     assets `public, max-age=86400`; the notebook, notes, saved views and signal
-         *     definitions `private, no-cache`. With sign-in (`AUTH_MODE=oidc`) every response of
+         *     assets `public, max-age=86400`; the notebook (also the answers of `PUT` and `DELETE`
+         *     of a cell), notes, saved views and signal definitions `private, no-cache`. With sign-in (`AUTH_MODE=oidc`) every response of
          *     an operation that needs a token is `private` instead of `public` (also sent when
          *     the operation sets no policy) and carries `Vary: Authorization`: no shared cache
          *     stores it.

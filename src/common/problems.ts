@@ -81,9 +81,15 @@ export class Problem extends Error {
   }
 }
 
+/** Most issues a validation problem's `detail` names (`errors[]` lists every one): a body of many bad values stays one line. */
+const DETAIL_ISSUES = 10;
+
 /** 400 with `errors[]`, for a request that breaks the contract or a rule the schema cannot express. */
-export const invalidRequest = (issues: ValidationIssue[], detail?: string): Problem =>
-  new Problem('validation-failed', detail ?? issues.map((i) => `${i.in} ${i.name}: ${i.message}`).join('; '), { issues });
+export const invalidRequest = (issues: ValidationIssue[], detail?: string): Problem => {
+  const named = issues.slice(0, DETAIL_ISSUES).map((i) => `${i.in} ${i.name}: ${i.message}`).join('; ');
+  const more = issues.length > DETAIL_ISSUES ? `; and ${issues.length - DETAIL_ISSUES} more in errors[]` : '';
+  return new Problem('validation-failed', detail ?? named + more, { issues });
+};
 
 /** 403 for a caller whose token does not allow the request. */
 export const forbidden = (detail: string): Problem => new Problem('forbidden', detail, { challenge: 'insufficient-scope' });

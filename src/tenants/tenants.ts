@@ -85,6 +85,13 @@ export interface Tenants {
 const PATH_TENANT: TenantInput = { in: 'path', name: 'tenant' };
 
 /**
+ * The 404 of a tenant that does not exist or is outside the caller's scope (one detail for both), naming where the
+ * caller's tenants are listed. `value` is a parsed tenant reference: at most 127 characters.
+ */
+const unknownTenant = (value: string): Problem =>
+  new Problem('tenant-not-found', `unknown tenant "${value}"; GET /api/jumpbar?mode=tenants lists the tenants you may use`);
+
+/**
  * Resolution over the tenants of `among` (its list and get): a composite ID must be known, a slug must be
  * known in exactly one pack. An unknown tenant is 404 with the same detail whatever the reason.
  */
@@ -95,11 +102,11 @@ export function resolveTenant(among: Pick<Tenants, 'list' | 'get'>, value: strin
   }
   if (ref.kind === 'composite') {
     const entry = among.get(compositeIdOf(ref.pack, ref.slug));
-    if (entry === undefined) throw new Problem('tenant-not-found', `unknown tenant "${value}"`);
+    if (entry === undefined) throw unknownTenant(value);
     return entry;
   }
   const matches = among.list().filter((e) => e.slug === ref.slug);
-  if (matches.length === 0) throw new Problem('tenant-not-found', `unknown tenant "${value}"`);
+  if (matches.length === 0) throw unknownTenant(value);
   if (matches.length > 1) {
     const ids = matches.map((e) => e.compositeId).join(', ');
     throw new Problem('ambiguous-tenant', `tenant slug "${value}" is in several packs; use one of: ${ids}`);

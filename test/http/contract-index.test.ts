@@ -43,16 +43,26 @@ describe('validation issues', () => {
 
   it("names where an issue of openapi-backend's request schema is, from its first segment", () => {
     const issues = toIssues([
-      error('/query/mode', 'enum', {}, 'must be equal to one of the allowed values'),
+      error('/query/mode', 'enum', { allowedValues: ['search', 'tenants', 'summary'] }, 'must be equal to one of the allowed values'),
       error('/requestBody', 'required', { missingProperty: 'title' }),
       error('/requestBody/a~1b', 'additionalProperties', { additionalProperty: 'x' }),
       error('/requestBody', 'required', { missingProperty: 'title' }),
     ]);
     expect(issues).to.deep.equal([
-      { in: 'query', name: 'mode', message: 'must be equal to one of the allowed values' },
+      { in: 'query', name: 'mode', message: 'must be one of: search, tenants, summary' },
       { in: 'body', name: 'title', message: 'is required' },
       { in: 'body', name: 'a/b.x', message: 'is not allowed here' },
     ]);
+  });
+
+  it('keeps a message and a name bounded: at most 12 allowed values, 100 characters of a value or a name', () => {
+    const many = Array.from({ length: 40 }, (_, i) => `value${i}`);
+    const [listed] = toIssues([error('/query/kind', 'enum', { allowedValues: many })]);
+    expect(listed!.message).to.equal(`must be one of: ${many.slice(0, 12).join(', ')} and 28 more`);
+    const [long] = toIssues([error('/requestBody/k', 'enum', { allowedValues: ['v'.repeat(500), null, 3] })]);
+    expect(long!.message).to.equal(`must be one of: ${'v'.repeat(99)}…, null, 3`);
+    const [unexpected] = toIssues([error('/requestBody', 'additionalProperties', { additionalProperty: 'k'.repeat(100_000) })]);
+    expect(unexpected!.name).to.equal(`${'k'.repeat(99)}…`);
   });
 
   it('names an issue of one value of the body under that value', () => {
