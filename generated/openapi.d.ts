@@ -1484,7 +1484,8 @@ export interface paths {
          *
          *     The same text goes out as `application/yaml` (RFC 9512) or as `text/yaml`, by
          *     the request's `Accept`: `application/yaml` when it accepts that (no `Accept`,
-         *     `*\/*`, `application/*`, `application/yaml`) and does not prefer `text/yaml`;
+         *     any media type, `application/*`, `application/yaml`) and does not prefer
+         *     `text/yaml`;
          *     `text/yaml` when `Accept` prefers it (`text/yaml` or `text/*` with a higher
          *     q-value, or named first at the same one) or accepts neither. A client generated
          *     by OpenAPI Generator's python generator asks for `application/problem+json`
