@@ -12,9 +12,9 @@ import { languages, runCommand, type ScenarioLanguage } from './scenario-languag
 
 // Integrators' clients in four languages: OpenAPI Generator, with the generators and options of openapitools.json,
 // generates them from today's contract and from the latest release (yesterday's clients) in one JVM; each is
-// compiled with its language's own tools and runs one scenario (test/client/scenarios/<language>/) through its
-// generated classes against servers this test starts, once without and once with sign-in. docs/clients.md says how
-// an integrator does the same; docs/versioning.md what the runs of yesterday's clients showed.
+// compiled (the python package also type-checked on its own) and runs one scenario (test/client/scenarios/<language>/)
+// through its generated classes against servers this test starts, once without and once with sign-in.
+// docs/clients.md says how an integrator does the same; docs/versioning.md what the runs of yesterday's clients showed.
 
 const root = process.cwd();
 const TENANT = 'kantonsspital';
