@@ -17,6 +17,7 @@ import { refreshStoreViaGet } from './refresh-store-via-get.js';
 import { explainEntity } from './explain-entity.js';
 import { explainFinding } from './explain-finding.js';
 import { getPipelineArtifact } from './get-pipeline-artifact.js';
+import { getPipelineGraphHtml } from './get-pipeline-graph-html.js';
 import { getReport } from './get-report.js';
 import { getTenantLogo } from './get-tenant-logo.js';
 import { exportDimension } from './export-dimension.js';
@@ -65,6 +66,7 @@ const implemented = {
   getMetrics,
   getTenantLogo,
   getPipelineArtifact,
+  getPipelineGraphHtml,
   getReport,
   explainEntity,
   explainFinding,

@@ -33,9 +33,9 @@ const INPUT_SCHEMA: Record<CellType, string> = {
 
 /**
  * The rules a cell keeps as it is stored (`{type, ...members, author?}`), beyond what the request validator checks.
- * A new cell arrived as a valid `CellInput`; what is left is what its schema cannot say (its size, an author taken
- * from the caller). A changed cell is the stored one with `updates` merged in, which no request schema describes:
- * it is checked against the schema of its type here.
+ * A new cell arrived as a valid `CellInput`; what is left is what its schema does not say (its size, an author taken
+ * from the caller, which view a view cell shows). A changed cell is the stored one with `updates` merged in, which
+ * no request schema describes: it is checked against the schema of its type here.
  */
 export class CellRules {
   private readonly byType: ReadonlyMap<string, SchemaCheck>;
@@ -52,7 +52,7 @@ export class CellRules {
     if (typeof cell.author === 'string' && [...cell.author].length > AUTHOR_MAX_LENGTH) {
       issues.push({ in: 'body', name: `${name}.author`, message: `must NOT have more than ${AUTHOR_MAX_LENGTH} characters` });
     }
-    return [...issues, ...sizeIssues(cell, name)];
+    return [...issues, ...viewChoiceIssues(cell, name), ...sizeIssues(cell, name)];
   }
 
   /** Issues of a stored cell with `updates` merged in, named under `name` (`updates`); empty when valid. */
@@ -60,7 +60,7 @@ export class CellRules {
     const check = this.byType.get(String(cell.type));
     if (check === undefined) return [{ in: 'body', name: `${name}.type`, message: `must be one of ${CELL_TYPES.join(', ')}` }];
     const { replies, ...members } = cell;
-    const issues = [...check(members, name)];
+    const issues = [...check(members, name), ...viewChoiceIssues(cell, name)];
     if (cell.type === 'discussion') {
       if (!Array.isArray(replies)) issues.push({ in: 'body', name: `${name}.replies`, message: 'must be array' });
       else replies.forEach((reply, i) => issues.push(...this.reply(reply, `${name}.replies.${i}`)));
@@ -70,6 +70,16 @@ export class CellRules {
     }
     return [...issues, ...sizeIssues(cell, name)];
   }
+}
+
+/**
+ * A view cell shows a saved view (`view_id`) or an ad-hoc one (`entity` with `params`), or names both. The contract
+ * says so in `ViewCellInput`'s description, not as an `anyOf` of the two forms, which OpenAPI Generator's java, go
+ * and python clients turn into a wrapper that cannot send a view cell (docs/clients.md).
+ */
+function viewChoiceIssues(cell: Record<string, unknown>, name: string): ValidationIssue[] {
+  if (cell.type !== 'view' || cell.view_id !== undefined || (cell.entity !== undefined && cell.params !== undefined)) return [];
+  return [{ in: 'body', name, message: "must have property 'view_id', or both 'entity' and 'params'" }];
 }
 
 /** The size limit, on the cell without its replies. */
