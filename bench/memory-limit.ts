@@ -130,8 +130,9 @@ export const insideLimit = (limit: MemoryLimit, command: string, args: readonly 
   ['-c', 'echo $$ > "$0" && exec "$@"', limit.procsFile, command, ...args],
 ];
 
-/** What a server did in one run: how it ended if it ended before the bench stopped it, its failed requests, its peak RSS. */
+/** What a server did in one run: its failed requests, its peak RSS, and how it ended if it ended before the bench stopped it. */
 export interface ServerRun {
+  /** How and when (`SIGKILL after the loads`, `the server ended (SIGKILL) before it was healthy`), or null. */
   ended: string | null;
   failed: number;
   /** VmHWM just before the bench stopped it; NaN when it had ended. */
@@ -161,8 +162,7 @@ export async function insideMemoryLimit(support: CgroupSupport, limitMb: number,
 
 /** One line for the terminal and the report: `survived` or `KILLED`, the peaks, the failed requests. */
 export function describeRun(run: LimitedRun): string {
-  const when = run.ended === null ? 'a process of its cgroup' : run.ended === 'SIGKILL' ? 'during the loads' : run.ended;
-  const how = run.killed ? `KILLED (${when})` : run.ended !== null ? `ENDED (${run.ended})` : 'survived';
+  const how = run.killed ? `KILLED (${run.ended ?? 'a process of its cgroup'})` : run.ended !== null ? `ENDED (${run.ended})` : 'survived';
   const peak = Number.isNaN(run.cgroupPeakMb) ? '' : `, cgroup peak ${run.cgroupPeakMb.toFixed(1)} MB`;
   const rss = Number.isNaN(run.serverPeakMb) ? '' : `, server peak RSS ${run.serverPeakMb.toFixed(1)} MB`;
   return `${how}${peak}${rss}, ${run.failed} failed`;

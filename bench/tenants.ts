@@ -69,7 +69,7 @@ export async function smallTenantsRun(build: Build, pristine: string, tenants: r
     // the background work the requests started belongs to the run
     if (server.ended() === null) await namesSettledOrQuiet(server, tenants.length, 5000);
     const ended = server.ended();
-    return { ended, failed, serverPeakMb: ended === null ? server.peakMb() : Number.NaN };
+    return { ended: ended === null ? null : `${ended} ${failed > 0 ? 'during' : 'after'} the requests`, failed, serverPeakMb: ended === null ? server.peakMb() : Number.NaN };
   } finally {
     await server?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
