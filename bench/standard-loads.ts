@@ -1,7 +1,8 @@
 // The standard loads a server must survive inside its memory limit: on a fresh copy of one tenant of 200,000 search
 // items and 1,000,000 materials, the search index built and its names read, then unseen searches offered open loop
-// at 1,000 queries/s while a client downloads the whole `materials` export, both at once, and a few seconds after
-// them (the small tenants follow on a server of their own: bench/tenants.ts).
+// at 1,000 queries/s, then a client downloading the whole `materials` export, and a few seconds after them (the small
+// tenants follow on a server of their own: bench/tenants.ts). One after the other, as a desk's users load it: what
+// the searches leave (their names held, their garbage) is still there while the export runs.
 import fs from 'node:fs';
 import path from 'node:path';
 import { EXPORT_PATH } from './export.bench.js';
@@ -27,14 +28,12 @@ export async function standardLoadsRun(build: Build, pristine: SearchTenant, loa
     } catch (err) {
       return { ended: (err as Error).message, failed: 0, serverPeakMb: Number.NaN };
     }
-    const [searches, exported] = await Promise.all([
-      // no warm-up: every request counts, the first ones too
-      openLoop({ url: server.url, paths: load.paths, rate: load.rate, seconds: load.seconds }),
-      timeExport(server.url + EXPORT_PATH).then(
-        (timing) => !timing.truncated,
-        () => false,
-      ),
-    ]);
+    // no warm-up: every request counts, the first ones too
+    const searches = await openLoop({ url: server.url, paths: load.paths, rate: load.rate, seconds: load.seconds });
+    const exported = await timeExport(server.url + EXPORT_PATH).then(
+      (timing) => !timing.truncated,
+      () => false,
+    );
     const failed = searches.requests - searches.ok + (exported ? 0 : 1);
     // what the loads leave behind (an export's last chunks, the garbage of both) is part of the run
     if (server.ended() === null) await sleep(AFTERMATH_MS);

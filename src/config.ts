@@ -48,7 +48,8 @@ export interface Config {
   readonly responseValidation: boolean;
   /**
    * SEARCH_MEMORY_MB in bytes: budget for search names (and a large tenant's hits) held in memory over all tenants
-   * (0: always the sidecar). The default, 256 MB, holds those of three tenants of 200,000 search items each.
+   * (0: always the sidecar). By default a quarter of the process's memory limit, at most 256 MB (which holds those of
+   * three tenants of 200,000 search items each); 256 MB without a limit.
    */
   readonly searchMemoryBytes: number;
   /**
@@ -144,11 +145,34 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** The most SEARCH_MEMORY_MB is by default, in MB, and the share of a memory limit it takes below that. */
+const SEARCH_MEMORY_MB_MOST = 256;
+const SEARCH_MEMORY_SHARE = 4;
+
+/**
+ * The process's memory limit in bytes (a container's, a memory cgroup's: `process.constrainedMemory()`), or null
+ * when it has none below the machine's memory.
+ */
+export function memoryLimitOf(): number | null {
+  const limit = process.constrainedMemory();
+  return limit > 0 && limit < os.totalmem() ? limit : null;
+}
+
+/**
+ * SEARCH_MEMORY_MB when unset: the names and hits of search indexes are a speed-up, so inside a memory limit they get a
+ * quarter of it and leave the rest to the work; 256 MB at most.
+ */
+export function defaultSearchMemoryMb(memoryLimitBytes: number | null): number {
+  if (memoryLimitBytes === null) return SEARCH_MEMORY_MB_MOST;
+  return Math.min(SEARCH_MEMORY_MB_MOST, Math.floor(memoryLimitBytes / SEARCH_MEMORY_SHARE / 2 ** 20));
+}
+
 /**
  * Reads every variable of docs/configuration.md from `env`, validates them together, and returns a frozen Config.
- * `cores` (os.availableParallelism) decides the defaults of the worker threads kept for speed.
+ * `cores` (os.availableParallelism) decides the defaults of the worker threads kept for speed, `memoryLimitBytes`
+ * (the process's memory limit, or null) that of the search's memory.
  */
-export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number = os.availableParallelism()): Config {
+export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number = os.availableParallelism(), memoryLimitBytes: number | null = memoryLimitOf()): Config {
   const problems: string[] = [];
   const text = (name: string): string | null => {
     const value = env[name];
@@ -275,7 +299,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
     signalCheckerCmd: argumentVector('SIGNAL_CHECKER_CMD'),
     signalCompilerCmd: argumentVector('SIGNAL_COMPILER_CMD'),
     signalToolTimeoutMs: integer('SIGNAL_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
-    searchMemoryBytes: integer('SEARCH_MEMORY_MB', 256, 0, 1_048_576) * 1024 * 1024,
+    searchMemoryBytes: integer('SEARCH_MEMORY_MB', defaultSearchMemoryMb(memoryLimitBytes), 0, 1_048_576) * 1024 * 1024,
     readerThreads: oneOf('READER_THREADS', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
     searchThread: oneOf('SEARCH_THREAD', ['on', 'off'] as const, cores > 1 ? 'on' : 'off') === 'on',
     tenantHandlesMax: integer('TENANT_HANDLES_MAX', DEFAULT_TENANT_HANDLES_MAX, 1, 65_536),

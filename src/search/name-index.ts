@@ -150,6 +150,11 @@ export class NameIndex {
     return inSlices(readSteps(db), stop, sliceMs);
   }
 
+  /** The bytes of the names stored in an open sidecar: about what they take once read. */
+  static storedBytes(db: Database.Database): number {
+    return db.prepare('SELECT total(length(data)) FROM names').pluck().get() as number;
+  }
+
   /** Reads the names stored in an open sidecar on the calling thread, at once: for small sidecars (tests, few items). */
   static read(db: Database.Database): NameIndex {
     const steps = readSteps(db);

@@ -151,21 +151,23 @@ export class SearchIndex {
    * Reads the folded names into memory; later searches match them there instead of running two statements per
    * kind. A sidecar of at most `onThisThreadMaxItems` items is read at once, before this returns; a larger one in
    * slices (of about `sliceMs` of work each) that give way to other work between them, and its hits after them,
-   * which searches then copy instead of reading them from the sidecar. Answers the bytes they take (0 when the
-   * index was closed meanwhile). Results are the same either way; only the cost differs.
+   * which searches then copy instead of reading them from the sidecar. Nothing is read that would take more than
+   * `budgetBytes`: names whose stored size is over it stay on disk, and so do hits that do not fit beside the names.
+   * Answers the bytes they take (0 when the index was closed meanwhile, or nothing fit). Results are the same either
+   * way; only the cost differs.
    */
-  async loadNames(onThisThreadMaxItems = NAMES_ON_THIS_THREAD_MAX_ITEMS, sliceMs?: number): Promise<number> {
+  async loadNames(onThisThreadMaxItems = NAMES_ON_THIS_THREAD_MAX_ITEMS, sliceMs?: number, budgetBytes = Number.POSITIVE_INFINITY): Promise<number> {
     const remote = this.remote;
     if (remote !== null) {
-      const bytes = await remote.thread.loadNames(remote.key);
+      const bytes = await remote.thread.loadNames(remote.key, budgetBytes);
       if (this.remote === remote) this.remoteNamesBytes = bytes;
       return this.namesBytes;
     }
-    if (this.names === null && !this.isClosed) {
+    if (this.names === null && !this.isClosed && NameIndex.storedBytes(this.db) <= budgetBytes) {
       if (this.items <= onThisThreadMaxItems) this.names = NameIndex.read(this.db);
       else {
         // a second call while the slices run waits for them (the search thread reads names again as it starts)
-        this.namesLoad ??= this.readInSlices(sliceMs).finally(() => (this.namesLoad = null));
+        this.namesLoad ??= this.readInSlices(sliceMs, budgetBytes).finally(() => (this.namesLoad = null));
         await this.namesLoad;
       }
     }
@@ -176,7 +178,7 @@ export class SearchIndex {
    * A large sidecar's names, then its hits, read in slices. Searches use the names as soon as they are in, while the
    * hits are read (on the search thread, every search queued meanwhile runs between two slices).
    */
-  private async readInSlices(sliceMs: number | undefined): Promise<void> {
+  private async readInSlices(sliceMs: number | undefined, budgetBytes: number): Promise<void> {
     const reading = NameIndex.load(this.db, () => this.isClosed, sliceMs);
     // settles either way: a search waiting for it runs on the statements when the read failed
     const settled = (): void => {
@@ -187,7 +189,7 @@ export class SearchIndex {
     if (names === null || this.isClosed) return;
     this.names = names;
     // dropped or closed meanwhile: the hits are not wanted either
-    const hits = await HitTable.load(this.db, () => this.names !== names, sliceMs);
+    const hits = await HitTable.load(this.db, () => this.names !== names, sliceMs, undefined, budgetBytes - names.bytes);
     if (hits !== null && this.names === names) this.hitTable = hits;
   }
 

@@ -250,7 +250,7 @@ export class SearchIndexes {
     if (index.isClosed || this.namesBytes >= this.namesBudgetBytes) return;
     const started = performance.now();
     try {
-      const bytes = await index.loadNames();
+      const bytes = await index.loadNames(undefined, undefined, this.namesBudgetBytes - this.namesBytes);
       if (index.isClosed || bytes === 0) return;
       if (this.namesBytes + bytes > this.namesBudgetBytes) {
         index.dropNames();

@@ -48,7 +48,7 @@ port.on('message', (request: SearchThreadRequest) => {
         // (each answered from the sidecar's statements, slower): with 50 searches at a time, reading 200,000 items'
         // names took 2.6 s in 4 ms slices, 0.7–1.3 s in these (0.4 s without searches, the thread's start included)
         indexOf(request.key)
-          .loadNames(0, NAMES_SLICE_MS)
+          .loadNames(0, NAMES_SLICE_MS, request.budgetBytes)
           .then(
             (namesBytes) => reply({ kind: 'answer', id: request.id, namesBytes }),
             (err: unknown) => reply({ kind: 'failed', id: request.id, message: (err as Error).message }),

@@ -5,7 +5,7 @@ import { startWorker } from '../worker-entry.js';
 /** What the main thread asks of the search thread; `key` names one open index of the main thread. */
 export type SearchThreadRequest =
   | { kind: 'open'; key: number; file: string; generation: number }
-  | { kind: 'names'; id: number; key: number }
+  | { kind: 'names'; id: number; key: number; budgetBytes: number }
   | { kind: 'drop-names'; key: number }
   | { kind: 'search'; id: number; key: number; folded: string }
   | { kind: 'close'; key: number }
@@ -34,6 +34,8 @@ interface Opened {
   generation: number;
   /** Whether its names are wanted in the thread's memory (loadNames called, dropNames not since). */
   names: boolean;
+  /** The most bytes its names and hits may take (what loadNames was given). */
+  budgetBytes: number;
 }
 
 /**
@@ -73,7 +75,7 @@ export class SearchThread extends EventEmitter {
   /** Opens `file` on the thread (starting it when none runs) and answers the key of that index. */
   open(file: string, generation: number): number {
     const key = this.nextKey++;
-    this.opened.set(key, { file, generation, names: false });
+    this.opened.set(key, { file, generation, names: false, budgetBytes: 0 });
     if (this.running === null) this.running = this.start();
     else this.running.worker.postMessage({ kind: 'open', key, file, generation } satisfies SearchThreadRequest);
     this.armIdle(this.running);
@@ -87,13 +89,16 @@ export class SearchThread extends EventEmitter {
   }
 
   /**
-   * Reads the names of index `key` into the thread's memory (and again whenever the thread starts again); answers
-   * their bytes (0 when it was closed meanwhile).
+   * Reads the names of index `key` into the thread's memory, and its hits when they fit `budgetBytes` too (and again
+   * whenever the thread starts again); answers their bytes (0 when it was closed meanwhile or they do not fit).
    */
-  async loadNames(key: number): Promise<number> {
+  async loadNames(key: number, budgetBytes: number): Promise<number> {
     const opened = this.opened.get(key);
-    if (opened !== undefined) opened.names = true;
-    return (await this.call(key, (id) => ({ kind: 'names', id, key }))).namesBytes ?? 0;
+    if (opened !== undefined) {
+      opened.names = true;
+      opened.budgetBytes = budgetBytes;
+    }
+    return (await this.call(key, (id) => ({ kind: 'names', id, key, budgetBytes }))).namesBytes ?? 0;
   }
 
   dropNames(key: number): void {
@@ -137,10 +142,10 @@ export class SearchThread extends EventEmitter {
     worker.unref();
     const running: Running = { worker, pending: new Map() };
     this.started += 1;
-    for (const [key, { file, generation, names }] of this.opened) {
+    for (const [key, { file, generation, names, budgetBytes }] of this.opened) {
       worker.postMessage({ kind: 'open', key, file, generation } satisfies SearchThreadRequest);
       // its answer goes to no caller: searches meanwhile use the sidecar's statements
-      if (names) worker.postMessage({ kind: 'names', id: this.nextId++, key } satisfies SearchThreadRequest);
+      if (names) worker.postMessage({ kind: 'names', id: this.nextId++, key, budgetBytes } satisfies SearchThreadRequest);
     }
     worker.on('message', (reply: SearchThreadReply) => {
       if (reply.kind === 'addon-loaded') return;

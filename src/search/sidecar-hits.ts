@@ -74,11 +74,12 @@ export class HitTable {
 
   /**
    * Reads the hits of an open sidecar in slices of about `sliceMs` of work each (`idsPerStep` item ids per step),
-   * giving way to other tasks between them; null when `stop()` turned true meanwhile. No statement stays open
-   * between steps.
+   * giving way to other tasks between them; null when `stop()` turned true meanwhile, or when the table would take
+   * more than `maxBytes` (known from the hits' lengths, before any hit is read). No statement stays open between
+   * steps.
    */
-  static load(db: Database.Database, stop: () => boolean, sliceMs = SLICE_MS, idsPerStep = LOAD_IDS): Promise<HitTable | null> {
-    return inSlices(HitTable.steps(db, idsPerStep), stop, sliceMs);
+  static async load(db: Database.Database, stop: () => boolean, sliceMs = SLICE_MS, idsPerStep = LOAD_IDS, maxBytes = Number.POSITIVE_INFINITY): Promise<HitTable | null> {
+    return (await inSlices(HitTable.steps(db, idsPerStep, maxBytes), stop, sliceMs)) ?? null;
   }
 
   /** The SearchResults body of the chosen ids of each kind (by rank), in the order chosen, in a buffer of its own. */
@@ -111,14 +112,16 @@ export class HitTable {
     return body;
   }
 
-  /** The table read `idsPerStep` ids per step: their hits' lengths, then their bytes joined by SQLite. */
-  private static *steps(db: Database.Database, idsPerStep: number): Generator<void, HitTable> {
+  /**
+   * The table read `idsPerStep` ids per step: first the hits' lengths (their offsets, and the size of the whole
+   * table, null when it is over `maxBytes`), then their bytes, joined by SQLite, into a buffer of that size.
+   */
+  private static *steps(db: Database.Database, idsPerStep: number, maxBytes: number): Generator<void, HitTable | null> {
     const range = db.prepare('SELECT min(id), max(id) FROM items').raw().get() as [number | null, number | null];
     const [first, last] = range[0] === null || range[1] === null ? [0, -1] : (range as [number, number]);
     const starts = new Uint32Array(last - first + 2);
     const lengths = db.prepare('SELECT id, octet_length(hit) FROM items WHERE id BETWEEN ? AND ? ORDER BY id').raw();
     const joinedHits = db.prepare("SELECT CAST(group_concat(hit, '' ORDER BY id) AS BLOB) FROM items WHERE id BETWEEN ? AND ?").pluck();
-    const chunks: Buffer[] = [];
     let offset = 0;
     for (let from = first; from <= last; from += idsPerStep) {
       const to = Math.min(last, from + idsPerStep - 1);
@@ -129,17 +132,20 @@ export class HitTable {
         starts[id - first + 1] = offset;
       }
       for (; next <= to; next++) starts[next - first + 1] = offset;
-      const chunk = joinedHits.get(from, to) as Buffer | null;
-      if (chunk !== null) chunks.push(chunk);
       yield;
     }
+    if (starts.byteLength + offset > maxBytes) return null;
     const bytes = new Uint8Array(offset);
-    let at = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, at);
-      at += chunk.length;
+    for (let from = first; from <= last; from += idsPerStep) {
+      const to = Math.min(last, from + idsPerStep - 1);
+      const chunk = joinedHits.get(from, to) as Buffer | null;
+      const at = starts[from - first]!;
+      if (chunk !== null) {
+        if (at + chunk.length !== starts[to - first + 1]) throw new Error('the hits of the search index changed while they were read');
+        bytes.set(chunk, at);
+      }
+      yield;
     }
-    if (at !== offset) throw new Error('the hits of the search index changed while they were read');
     return new HitTable(first, starts, bytes);
   }
 }

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('loadConfig', () => {
   it('applies the defaults of docs/configuration.md and switches the demo on', () => {
-    const config = loadConfig({}, '/srv/app');
+    const config = loadConfig({}, '/srv/app', 2, null);
     expect(config).to.deep.include({ port: 8080, host: '127.0.0.1', klsMode: 'local', demo: true, storeConcurrency: 4, responseValidation: true });
     expect(config.klsDir).to.equal(path.join('/srv/app/data', 'kls'));
     expect(config.appDb).to.deep.equal({ kind: 'sqlite', path: '/srv/app/data/app.sqlite', pool: 10, lockTimeoutMs: 5000 });
@@ -12,6 +12,10 @@ describe('loadConfig', () => {
     expect(config.searchMemoryBytes).to.equal(256 * 1024 * 1024);
     expect(config.tenantHandlesMax).to.equal(32);
     expect(loadConfig({ SEARCH_MEMORY_MB: '0' }).searchMemoryBytes).to.equal(0);
+    // inside a memory limit, a quarter of it by default, at most 256 MB; a value given is taken as it is
+    expect(loadConfig({}, '/srv/app', 2, 256 * 2 ** 20).searchMemoryBytes).to.equal(64 * 2 ** 20);
+    expect(loadConfig({}, '/srv/app', 2, 4096 * 2 ** 20).searchMemoryBytes).to.equal(256 * 2 ** 20);
+    expect(loadConfig({ SEARCH_MEMORY_MB: '200' }, '/srv/app', 2, 256 * 2 ** 20).searchMemoryBytes).to.equal(200 * 2 ** 20);
     expect(Object.isFrozen(config)).to.equal(true);
   });
 

@@ -114,6 +114,38 @@ describe('search names in memory', () => {
     });
   }
 
+  it('reads nothing that would pass its budget: names and hits, the names alone, or neither, and answers alike', async () => {
+    const statements = SearchIndex.open(sidecar, 1);
+    const sizes = SearchIndex.open(sidecar, 1);
+    try {
+      const whole = await sizes.loadNames(0);
+      const file = new Database(sidecar, { readonly: true });
+      const storedNames = NameIndex.storedBytes(file);
+      file.close();
+      expect(storedNames, 'the names are a part of what names and hits take').to.be.within(1, whole - 1);
+      for (const [budget, expected] of [
+        [whole, 'names and hits'],
+        [storedNames + Math.floor((whole - storedNames) / 2), 'names'],
+        [storedNames - 1, 'nothing'],
+      ] as const) {
+        const index = SearchIndex.open(sidecar, 1);
+        try {
+          const held = await index.loadNames(0, undefined, budget);
+          expect(held, `${expected} within ${budget} bytes`).to.be.at.most(budget);
+          if (expected === 'names and hits') expect(held).to.equal(whole);
+          else if (expected === 'names') expect(held).to.be.within(1, whole - 1);
+          else expect(held).to.equal(0);
+          await expectStatementsAnswers(statements, (q) => index.search(q));
+        } finally {
+          index.close();
+        }
+      }
+    } finally {
+      statements.close();
+      sizes.close();
+    }
+  });
+
   it('answers every query byte for byte as the sidecar statements do, on the search thread, with the names held there', async () => {
     const thread = new SearchThread();
     const statements = SearchIndex.open(sidecar, 1);
