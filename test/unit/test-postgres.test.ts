@@ -4,10 +4,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+/**
+ * The Node.js of the checkout at `cwd`: where this run's Node is the project's own (node_modules/node-linux-…), the
+ * same file in that checkout's node_modules, which an ordinary user can reach when this checkout is not; else this one.
+ */
+function nodeOf(cwd: string): string {
+  const inCheckout = path.relative(process.cwd(), process.execPath);
+  return inCheckout.startsWith(`node_modules${path.sep}`) ? path.join(cwd, inCheckout) : process.execPath;
+}
+
 /** Runs `script` with node and tsx in `cwd`, as `user` when given (root only); its exit code and output. */
 function runScript(cwd: string, script: string, user: { uid: number; gid: number } | null): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    const child = spawn(nodeOf(cwd), ['--import', 'tsx', script], {
       cwd,
       ...(user ?? {}),
       env: { PATH: process.env.PATH, TMPDIR: os.tmpdir() },
