@@ -1,26 +1,26 @@
-# Every target runs with the project's Node.js (.node-version), which scripts/node.sh installs where the machine's
-# is older. `make shell` opens a shell with it on PATH.
-WITH_NODE := scripts/node.sh
+# Shorthands for the npm scripts. npm runs every script with node_modules/.bin first on PATH, where `npm install`
+# links the project's Node.js (package.json `optionalDependencies`), whatever Node the machine has.
+# `make shell` opens a shell with that PATH.
 
 .PHONY: install start test generate bench demo-data shell
 
 install:
-	$(WITH_NODE) npm install
+	npm install
 
 start:
-	$(WITH_NODE) npm start
+	npm start
 
 test:
-	$(WITH_NODE) npm test
+	npm test
 
 generate:
-	$(WITH_NODE) npm run generate
+	npm run generate
 
 bench:
-	$(WITH_NODE) npm run bench
+	npm run bench
 
 demo-data:
-	$(WITH_NODE) npm run demo-data -- --out ./data
+	npm run demo-data -- --out ./data
 
 shell:
-	$(WITH_NODE) bash
+	npm exec -c bash

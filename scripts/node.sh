@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# The project's Node.js runtime: the version in .node-version (Node.js 24 LTS). Where the machine's `node` is of an
-# older major version, installs that exact version from the npm registry's `node-linux-<arch>` package into
-# .node/<version>/ (git-ignored, kept between runs) and puts it first on PATH; the machine's own Node is left as it is.
+# A given Node.js release for a command, installed from the npm registry's `node-linux-<arch>` package into
+# .node/<version>/ (git-ignored, kept between runs) and put first on PATH; the machine's own Node is left as it is.
+# The project itself needs none of this: `npm install` links its Node.js into node_modules/.bin
+# (docs/decisions/0018-node-runtime-from-npm.md). The benches use it to install and run the build of another commit
+# (`npm run bench -- regress <ref>`) with the release that build was made for, which may be older than the
+# project's or come from before the project brought its own Node.js.
 #
-#   source scripts/node.sh          this shell (and .ci/run) uses the project's Node from now on
-#   scripts/node.sh npm test        one command with it
-#   eval "$(scripts/node.sh)"       the same as `source`, for shells that cannot source a bash file
+#   NODE_SH_VERSION=20.20.2 scripts/node.sh npm ci     one command with that release
+#   scripts/node.sh node --version                     without NODE_SH_VERSION: the release in .node-version
+#   source scripts/node.sh                             this shell
+#   eval "$(scripts/node.sh)"                          the same, for shells that cannot source a bash file
 #
-# NODE_SH_VERSION=20.20.2 asks for another release instead (the runtime bench's older side): the machine's `node`
-# then serves only when its major version is the same.
+# Without NODE_SH_VERSION the machine's `node` serves when its major version is that of .node-version or newer;
+# with it, only when its major version is the same.
 #
 # npm itself stays the machine's (the registry package carries only `node` and its headers); it runs on the Node
-# first on PATH. Native modules (better-sqlite3) build against the headers of the same package (npm_config_nodedir).
+# first on PATH. Native modules of older builds (better-sqlite3 before its prebuilt Node-API binaries) build against
+# the headers of the same package (npm_config_nodedir).
 
 node_sh_setup() {
   local root wanted major have arch dir tmp

@@ -8,7 +8,7 @@ const major = Number(process.versions.node.split('.')[0]);
 if (major < REQUIRED_NODE_MAJOR) {
   process.stderr.write(
     `analytics-desk-server needs Node.js ${REQUIRED_NODE_MAJOR} or newer, not ${process.versions.node}; ` +
-      '`source scripts/node.sh` installs and uses Node.js 24 for this shell\n',
+      '`npm start` runs the Node.js 24 that `npm install` brings on Linux x64 and arm64; elsewhere install Node.js 24\n',
   );
   process.exit(2);
 }

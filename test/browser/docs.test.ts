@@ -12,8 +12,8 @@ describe('GET /docs in a browser (Swagger UI)', function () {
   this.timeout(60_000);
   let browser: Browser;
   const contexts: BrowserContext[] = [];
-  const open = async (base: string) => {
-    const opened = await openDocs(browser, base);
+  const open = async (base: string, viewport?: { width: number; height: number }) => {
+    const opened = await openDocs(browser, base, viewport);
     contexts.push(opened.context);
     return opened;
   };
@@ -50,6 +50,24 @@ describe('GET /docs in a browser (Swagger UI)', function () {
       expect(missing, 'operations Swagger UI does not show').to.deep.equal([]);
       expect(await page.locator('.swagger-ui .opblock').count()).to.equal(operations.length);
       expect(errors.map(String), 'uncaught page errors').to.deep.equal([]);
+    });
+
+    it('opens on the operations: at 1280×800 the introduction and the first operation fit the first screen', async () => {
+      const screen = { width: 1280, height: 800 };
+      const { page } = await open(server.url, screen);
+      const [first] = documentedOperations();
+      const block = operationBlock(page, first!.tag, first!.operationId);
+      const box = await block.boundingBox();
+      expect(box, `${first!.method} ${first!.path} is rendered`).to.not.equal(null);
+      expect(await page.evaluate('window.scrollY'), 'scrolled').to.equal(0);
+      expect(box!.y, 'the first operation starts on the screen').to.be.within(0, screen.height);
+      expect(box!.y + box!.height, `the first operation ends within the first ${screen.height} px`).to.be.at.most(screen.height);
+      // the introduction is there above it, with the two modes and where the reference is
+      const introduction = page.locator('.swagger-ui .info .description');
+      expect(await introduction.textContent()).to.include('Local mode').and.include('Store mode');
+      const anchors = introduction.locator('a');
+      const links = await Promise.all((await anchors.all()).map((anchor) => anchor.getAttribute('href')));
+      expect(links).to.include.members(['https://analytics-desk.example/docs/errors.md', 'https://analytics-desk.example/docs/README.md']);
     });
 
     it('runs Try it out on GET /health against the server that serves the page', async () => {

@@ -44,10 +44,15 @@ export interface LiveResponse {
 
 /**
  * Opens /docs of `base` in a fresh browser context (own storage, so no authorization carries over) that may only
- * reach `base`; resolves once Swagger UI has rendered the operations. Uncaught page errors are collected in `errors`.
+ * reach `base`, in a window of `viewport` (Playwright's 1280×720 when not given); resolves once Swagger UI has
+ * rendered the operations. Uncaught page errors are collected in `errors`.
  */
-export async function openDocs(browser: Browser, base: string): Promise<{ context: BrowserContext; page: Page; errors: Error[] }> {
-  const context = await browser.newContext();
+export async function openDocs(
+  browser: Browser,
+  base: string,
+  viewport?: { width: number; height: number },
+): Promise<{ context: BrowserContext; page: Page; errors: Error[] }> {
+  const context = await browser.newContext(viewport === undefined ? {} : { viewport });
   const origin = new URL(base).origin;
   // everything Swagger UI needs is served by the server itself; anything else would hang on a machine without internet
   await context.route((url) => url.origin !== origin, (route) => route.abort());
