@@ -5,7 +5,6 @@ import type { ExportOptions } from './export-options.js';
 import { firstRows, rowEncoder, type ChunkEncoder } from './csv-chunks.js';
 import { inodeOf, openExportConnection, rowCeiling } from './export-connection.js';
 import { exportSelect, matchProbe } from './export-sql.js';
-import { blockEncoder, planBlocks } from './rowid-blocks.js';
 
 /** A dimension export as the main thread hands it to a reader (structured-cloned to a reader thread). */
 export interface ExportJobSpec {
@@ -136,13 +135,8 @@ export class ExportJob implements SteppedJob {
     this.send({ kind: 'head', id: this.id, final: false, truncated } satisfies ExportReply);
     const db = this.db!;
     const { table, options, cap } = this.spec;
-    const plan = planBlocks(db, table, options, truncated);
-    if (plan !== null) {
-      this.encoder = blockEncoder(db, table, options, plan);
-    } else {
-      const select = exportSelect(table, options, cap);
-      this.encoder = rowEncoder(firstRows(db.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>, cap));
-    }
+    const select = exportSelect(table, options, cap);
+    this.encoder = rowEncoder(firstRows(db.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>, cap));
     this.phase = 'stream';
   }
 

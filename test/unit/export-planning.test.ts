@@ -2,15 +2,13 @@ import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
 import { countRowsUpTo, rowCeiling, rowidRange } from '../../src/dimensions/export-connection.js';
-import { BLOCK_ROWIDS, MAX_BLOCKS, planBlocks } from '../../src/dimensions/rowid-blocks.js';
 
-// What an export learns about a table before it reads it: a row ceiling for the truncation check and whether it
-// is read in rowid blocks, both without counting a large table's rows.
+// What an export learns about a table before it reads it: a row ceiling for the truncation check, without counting
+// a large table's rows.
 const ROWS = 20_000;
 describe('export planning', () => {
   let db: Database.Database;
   const table = (entity: string) => findDimensionTable(db, entity)!;
-  const options = { order: 'asc' as const, filters: [] };
 
   before(() => {
     db = new Database(':memory:');
@@ -60,14 +58,4 @@ describe('export planning', () => {
     expect(countRowsUpTo(db, table('few'), 500)).to.equal(200);
   });
 
-  it('reads unsorted rowid tables in blocks of rowids, unless their rowids are spread too far', () => {
-    for (const dense of ['dense', 'gappy', 'few']) expect(planBlocks(db, table(dense), options, false), dense).to.not.equal(null);
-    expect(planBlocks(db, table('dense'), { ...options, sort: table('dense').columns[1]! }, false), 'sorted').to.equal(null);
-    expect(planBlocks(db, table('dense'), options, true), 'truncated').to.equal(null);
-    expect(10_000_000, 'the wide table spans more than the most blocks').to.be.above(MAX_BLOCKS * BLOCK_ROWIDS);
-    expect(planBlocks(db, table('wide'), options, false), 'a span of 10,000,000 rowids').to.equal(null);
-    expect(planBlocks(db, table('keyed'), options, false), 'WITHOUT ROWID').to.equal(null);
-    expect(planBlocks(db, table('shadow'), options, false), 'a column named rowid').to.equal(null);
-    expect(planBlocks(db, table('empty'), options, false)).to.equal(null);
-  });
 });
