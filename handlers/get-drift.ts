@@ -9,7 +9,7 @@ type DriftResult = components['schemas']['DriftResult'];
 /** GET /api/drift: the build commit against the remote reference, cached per tenant and file generation. */
 export async function getDrift(input: Input<'getDrift'>, deps: Deps): Promise<Result<'getDrift'>> {
   const entry = deps.tenants.resolve(input.query.tenant, { in: 'query', name: 'tenant' });
-  const lease = deps.tenants.lease(entry);
+  const lease = await deps.tenants.lease(entry);
   let buildInfo: BuildInfo;
   try {
     buildInfo = readBuildInfo(lease.db);

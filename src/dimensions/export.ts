@@ -44,7 +44,7 @@ export interface ExportRequest {
  * A registry lease is held until the stream ends or is destroyed and the reader has let go of the file.
  */
 export async function startDimensionExport(tenants: Tenants, request: ExportRequest): Promise<DimensionExport | { missing: string }> {
-  const lease = tenants.lease(tenants.resolve(request.tenant));
+  const lease = await tenants.lease(tenants.resolve(request.tenant));
   let leased = true;
   try {
     const file = lease.db.name;

@@ -8,6 +8,7 @@ import { DEFAULT_TENANT_HANDLES_MAX, HandlePool } from './handle-pool.js';
 import { KlsHandle, stampOf } from './kls-handle.js';
 import { SLUG_PATTERN, compositeIdOf } from './tenant-ref.js';
 import { EVERY_TENANT, type TenantScope } from './tenant-scope.js';
+import { isInService, type FileProvider } from './file-provider.js';
 import { resolveTenant, withLeasedKls, type KlsLease, type TenantEntry, type TenantFileStat, type TenantInput, type Tenants } from './tenants.js';
 
 /** Per-tenant state (docs/object-store.md, "Sync"). */
@@ -22,6 +23,9 @@ export class TenantRegistry implements Tenants {
   /** `entries` ordered by composite ID, made on the first list() after a tenant came or went. */
   private ordered: readonly TenantEntry[] | null = null;
   private readonly installedListeners: ((entry: TenantEntry) => void)[] = [];
+  private readonly unloadedListeners: ((entry: TenantEntry) => void)[] = [];
+  /** Store mode with a bounded cache: fetches a tenant's file on its first lease; null: every file is there or not. */
+  private provider: FileProvider | null = null;
   /** Open connections over all tenants, bounded by TENANT_HANDLES_MAX (idle ones close, least recently used first). */
   private readonly pool: HandlePool;
   /** Tenants whose connection could not be opened again (status error until a lease succeeds). */
@@ -68,12 +72,38 @@ export class TenantRegistry implements Tenants {
     return resolveTenant(this, value, where);
   }
 
+  /** Has `provider` put the file of a tenant that has none in service when it is leased (store mode, bounded cache). */
+  provideFilesWith(provider: FileProvider): void {
+    this.provider = provider;
+  }
+
+  /**
+   * Leases the current connection of a tenant. A tenant without a file in service waits for the file provider
+   * (store mode, bounded cache: the fetch, for a bounded time); without one, or when it fails, 503 with Retry-After.
+   * A tenant whose file is in service is leased before this returns, with no turn of the event loop in between.
+   */
+  async lease(entry: TenantEntry): Promise<KlsLease> {
+    const provider = this.provider;
+    if (provider === null || isInService(entry)) return this.leaseNow(entry, provider === null ? 'untracked' : 'hit');
+    const unpin = await provider.provide(entry);
+    try {
+      return this.leaseNow(entry, 'fetched');
+    } finally {
+      unpin();
+    }
+  }
+
+  /** Leases a tenant whose file is in service now, fetching nothing (503 otherwise): for work the server starts itself. */
+  leaseCached(entry: TenantEntry): KlsLease {
+    return this.leaseNow(entry, 'untracked');
+  }
+
   /**
    * Leases the current connection of a ready tenant; 503 with Retry-After when it has none yet. A connection
    * closed while idle is opened again on the same file and generation; when the path names another file by now,
    * that file is swapped in first (generation + 1), as the local scan or a download would have done.
    */
-  lease(entry: TenantEntry): KlsLease {
+  private leaseNow(entry: TenantEntry, use: 'hit' | 'fetched' | 'untracked'): KlsLease {
     let handle = entry.handle;
     if (handle !== null && !handle.isOpen && !handle.isRetired) handle = this.revive(entry, handle);
     if (handle === null || handle.isRetired) {
@@ -95,7 +125,18 @@ export class TenantRegistry implements Tenants {
       entry.status = 'ready';
       entry.error = null;
     }
-    return { db: handle.db, generation: handle.generation, entry, release };
+    const provider = this.provider;
+    if (provider === null || use === 'untracked') return { db: handle.db, generation: handle.generation, entry, release };
+    provider.used(entry, use === 'fetched');
+    return {
+      db: handle.db,
+      generation: handle.generation,
+      entry,
+      release: () => {
+        release();
+        provider.idle(entry);
+      },
+    };
   }
 
   /** Runs `read` on a leased connection of the tenant named by `value`, releasing it afterwards. */
@@ -103,12 +144,17 @@ export class TenantRegistry implements Tenants {
     return withLeasedKls(this, value, read);
   }
 
-  /** Stats the tenant's file (no query); in local mode a replaced file is swapped in first. */
+  /**
+   * Stats the tenant's file (no query); in local mode a replaced file is swapped in first. A tenant whose file is not
+   * in the cache (store mode, bounded cache) is described by its file provider, from the store's listing.
+   */
   statFile(entry: TenantEntry): TenantFileStat {
     let stat: fs.Stats;
     try {
       stat = fs.statSync(entry.klsPath);
     } catch {
+      const described = isInService(entry) ? null : this.provider?.describe(entry);
+      if (described !== null && described !== undefined) return described;
       throw tenantUnavailable(entry.compositeId, RETRY_AFTER_SECONDS);
     }
     if (this.source === 'local' && this.isReplaced(entry, stat)) this.install(entry, stat);
@@ -223,6 +269,31 @@ export class TenantRegistry implements Tenants {
   /** Calls `listener` after each file is put in service (first file and every swap). */
   onInstalled(listener: (entry: TenantEntry) => void): void {
     this.installedListeners.push(listener);
+  }
+
+  /** Calls `listener` after a tenant's file is taken out of service and left to be deleted (unload). */
+  onUnloaded(listener: (entry: TenantEntry) => void): void {
+    this.unloadedListeners.push(listener);
+  }
+
+  /**
+   * Takes the tenant's file out of service, keeping the tenant (store mode, bounded cache: evicted). The caller
+   * has made sure no lease holds it; its connection closes now, and the listeners close what else reads the folder.
+   */
+  unload(entry: TenantEntry): void {
+    entry.handle?.retire();
+    entry.handle = null;
+    entry.stamp = null;
+    entry.status = 'pending';
+    entry.error = null;
+    this.unopenable.delete(entry);
+    for (const listener of this.unloadedListeners) {
+      try {
+        listener(entry);
+      } catch (err) {
+        this.log.error({ tenant: entry.compositeId, err: (err as Error).message }, 'a listener of unloaded tenants failed');
+      }
+    }
   }
 
   /** Forgets a tenant; its connection closes once drained. */

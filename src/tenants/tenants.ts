@@ -54,8 +54,8 @@ export interface Tenants {
   get(compositeId: string): TenantEntry | undefined;
   /** Resolves a slug or composite ID among the tenants in scope: 400 malformed, 404 unknown, 409 ambiguous slug. */
   resolve(value: string, where?: TenantInput): TenantEntry;
-  /** Leases the current connection of a resolved tenant; 503 with Retry-After when it has none yet. */
-  lease(entry: TenantEntry): KlsLease;
+  /** Leases the current connection of a resolved tenant, its file fetched first when not cached; 503 with Retry-After when it has none in time. */
+  lease(entry: TenantEntry): Promise<KlsLease>;
   /** Runs `read` on a leased connection of the tenant named by `value`, releasing it afterwards. */
   withKls<T>(value: string, read: (db: Database.Database, entry: TenantEntry) => T | Promise<T>): Promise<T>;
   /** Stats a resolved tenant's file (no query). */
@@ -93,7 +93,7 @@ export async function withLeasedKls<T>(
   value: string,
   read: (db: Database.Database, entry: TenantEntry) => T | Promise<T>,
 ): Promise<T> {
-  const lease = tenants.lease(tenants.resolve(value));
+  const lease = await tenants.lease(tenants.resolve(value));
   try {
     return await read(lease.db, lease.entry);
   } finally {
@@ -143,7 +143,7 @@ export class ScopedTenants implements Tenants {
     return entry;
   }
 
-  lease(entry: TenantEntry): KlsLease {
+  lease(entry: TenantEntry): Promise<KlsLease> {
     return this.all.lease(entry);
   }
 
