@@ -33,7 +33,10 @@ import { Drain } from './health/drain.js';
 import { Explanations } from './lineage/explanations.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import { Narratives } from './narrative/narratives.js';
-import type { KlsStore } from './store/kls-store.js';
+// Store mode's own modules load at start (they import the minio SDK as a type only): a problem they throw must be
+// the HttpProblem of the modules that answer it.
+import { KlsStore } from './store/kls-store.js';
+import { MinioObjectStore, type FileSink } from './store/object-store.js';
 import { AfsDefinitions } from './signals/afs-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
@@ -59,6 +62,8 @@ export interface DepsOptions {
   oidcTiming?: OidcTiming | undefined;
   /** The clock of `Deps.now`; the system clock by default. */
   now?: (() => number) | undefined;
+  /** Where store-mode downloads write their bytes; files opened for writing by default (tests: a disk that fills). */
+  storeFileSink?: FileSink | undefined;
 }
 
 /** Builds every dependency from the configuration: tenant registry, app database, contract, identity. */
@@ -85,7 +90,12 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   metrics.watchOpenTenantFiles(() => ({ kls: tenants.openHandles, search_index: searchIndexes.openIndexes }));
   // Every file put in service gets its search index built in the background, before its first search.
   tenants.onInstalled((entry) => prebuildSearchIndex(tenants, searchIndexes, entry.compositeId));
-  const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log, metrics) : null;
+  const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log, metrics, options.storeFileSink) : null;
+  if (store?.cache != null) {
+    // the bounded cache counts the search indexes beside the tenant files, and closes an evicted tenant's index
+    searchIndexes.buildIn(store.cache);
+    tenants.onUnloaded((entry) => searchIndexes.forget(entry.compositeId));
+  }
   // Store mode: cached files are served at once; the first sync with the store runs in the background.
   if (store !== null) void store.start();
   else tenants.scanLocal();
@@ -247,8 +257,8 @@ function createOutboundPorts(config: Config, log: Logger): { drift: Deps['drift'
 }
 
 /** KLS store mode over the configured S3-compatible server (the one place a Minio.Client is built). */
-async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logger, metrics: Metrics): Promise<KlsStore> {
-  const [Minio, { KlsStore }, { MinioObjectStore }] = await Promise.all([import('minio'), import('./store/kls-store.js'), import('./store/object-store.js')]);
+async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logger, metrics: Metrics, sink: FileSink | undefined): Promise<KlsStore> {
+  const Minio = await import('minio');
   const endpoint = new URL(config.s3.endpoint as string);
   const useSSL = endpoint.protocol === 'https:';
   const client = new Minio.Client({
@@ -260,6 +270,17 @@ async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logg
     region: config.s3.region,
     pathStyle: true,
   });
-  const objects = new MinioObjectStore(client, config.s3.bucket as string);
-  return new KlsStore(tenants, objects, { prefix: config.s3.prefix, concurrency: config.storeConcurrency, downloadedBytes: metrics.storeDownloadedBytes }, log);
+  const objects = new MinioObjectStore(client, config.s3.bucket as string, sink);
+  return new KlsStore(
+    tenants,
+    objects,
+    {
+      prefix: config.s3.prefix,
+      concurrency: config.storeConcurrency,
+      cache: config.storeCache,
+      downloadedBytes: metrics.storeDownloadedBytes,
+      cacheMetrics: metrics.storeCache,
+    },
+    log,
+  );
 }

@@ -4,6 +4,7 @@ import { inSpan } from '../telemetry/tracing.js';
 import { foldText } from './fold.js';
 import { columnsOf, hasRowid, hasTable, quoteIdentifier } from './kls-schema.js';
 import { NAMES_TABLE, NameIndex } from './name-index.js';
+import type { BuildRoom } from './build-room.js';
 import { toApiSearchHit, type SearchHitCheck } from './search-hit.js';
 import { SEARCH_KINDS, isSearchKind, type SearchKind } from './search-kinds.js';
 
@@ -23,6 +24,7 @@ const BUILD_CACHE_KIB = 2048;
 /** Rows copied per step; the build yields to the event loop between steps so requests keep flowing. */
 const CHUNK = 4000;
 
+
 const ITEM_COLUMNS = ['kind', 'item_id', 'name_en', 'name_de', 'name_fr', 'description_en', 'description_de', 'description_fr', 'meta'] as const;
 const NAME_COLUMNS = ['name_en', 'name_de', 'name_fr'] as const;
 
@@ -40,6 +42,11 @@ export interface IndexSourceInfo {
   fingerprint: string | null;
   /** The contract's SearchItem check: every hit is checked once here, so search responses need no check. */
   checkHit: SearchHitCheck;
+  /**
+   * Room on disk the sidecar may take (a bounded store cache), asked for more before each step that may need it;
+   * the file never grows past it (SQLite's max_page_count): a build that would fails. Null: no bound.
+   */
+  room?: BuildRoom | null;
 }
 
 const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -59,18 +66,34 @@ export function buildSearchIndex(kls: Database.Database, target: string, info: I
 async function writeSearchIndex(kls: Database.Database, target: string, info: IndexSourceInfo): Promise<void> {
   const temp = `${target}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   const db = new Database(temp);
+  const room = info.room ?? null;
+  // beyond the growth a step is expected to bring, each asks for as much as the build was first given
+  const margin = room?.bytes ?? 0;
+  /** Asks for room for `factor` times what the file holds now (plus the margin), and bounds the file by what it has. */
+  const roomFor = (factor: number): void => {
+    if (room === null) return;
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    const held = (db.pragma('page_count', { simple: true }) as number) * pageSize;
+    room.grow(Math.ceil(held * factor) + margin);
+    db.pragma(`max_page_count = ${Math.max(1, Math.floor(room.bytes / pageSize))}`);
+  };
   try {
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.pragma(`cache_size = -${BUILD_CACHE_KIB}`);
+    roomFor(1);
     db.exec(SCHEMA);
-    await copyItems(kls, db, info.checkHit);
+    await copyItems(kls, db, info.checkHit, () => roomFor(1));
+    // the items are copied once more, in order, before the staging table is dropped
+    roomFor(2);
     db.exec(`INSERT INTO items (kind, hit, fold_en, fold_de, fold_fr)
       SELECT kind, hit, fold_en, fold_de, fold_fr FROM staging ORDER BY kind_rank, sort_key, item_id`);
     db.exec('DROP TABLE staging');
-    await indexItems(db);
+    await indexItems(db, () => roomFor(1.5));
     // Built after the rows are in: one sort instead of a random B-tree insert per key.
+    roomFor(1.5);
     db.exec('CREATE INDEX name_keys_order ON name_keys (kind_rank, fold, item)');
+    roomFor(1.5);
     await storeNames(db);
     const count = (db.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
     const meta = db.prepare('INSERT INTO index_info VALUES (?, ?)');
@@ -103,7 +126,7 @@ async function storeNames(db: Database.Database): Promise<void> {
 }
 
 /** Copies the nine kinds' rows of `search_items` into `staging` as hit JSON and folded names; other kinds are skipped. */
-async function copyItems(kls: Database.Database, db: Database.Database, checkHit: SearchHitCheck): Promise<void> {
+async function copyItems(kls: Database.Database, db: Database.Database, checkHit: SearchHitCheck, beforeStep: () => void): Promise<void> {
   if (!hasTable(kls, 'search_items')) return;
   const present = new Set(columnsOf(kls, 'search_items'));
   if (!present.has('kind') || !present.has('item_id')) return;
@@ -135,6 +158,7 @@ async function copyItems(kls: Database.Database, db: Database.Database, checkHit
   for (;;) {
     const rows = page.all(after) as Record<string, unknown>[];
     if (rows.length === 0) return;
+    beforeStep();
     stage(rows);
     after = rows[rows.length - 1]!['row_number'] as number;
     await nextTick();
@@ -142,7 +166,7 @@ async function copyItems(kls: Database.Database, db: Database.Database, checkHit
 }
 
 /** Fills each kind's trigram table and the folded-name keys from `items`. */
-async function indexItems(db: Database.Database): Promise<void> {
+async function indexItems(db: Database.Database, beforeStep: () => void): Promise<void> {
   const read = db.prepare(`SELECT id, kind, fold_en, fold_de, fold_fr FROM items WHERE id > ? ORDER BY id LIMIT ${CHUNK}`);
   const fts = new Map(SEARCH_KINDS.map((kind) => [kind, db.prepare(`INSERT INTO ${ftsTableOf(kind)} (rowid, fold_en, fold_de, fold_fr) VALUES (?, ?, ?, ?)`)]));
   const key = db.prepare('INSERT INTO name_keys (kind_rank, fold, item) VALUES (?, ?, ?)');
@@ -159,11 +183,13 @@ async function indexItems(db: Database.Database): Promise<void> {
   for (;;) {
     const rows = read.all(after) as Row[];
     if (rows.length === 0) break;
+    beforeStep();
     fill(rows);
     after = rows[rows.length - 1]!.id;
     await nextTick();
   }
   for (const kind of SEARCH_KINDS) {
+    beforeStep();
     db.exec(`INSERT INTO ${ftsTableOf(kind)}(${ftsTableOf(kind)}) VALUES ('optimize')`);
     await nextTick();
   }
