@@ -4,5 +4,6 @@ import { refresh } from '../src/store/refresh.js';
 
 /** GET /api/refresh: the same as POST, scope from the query. */
 export async function refreshStoreViaGet(input: Input<'refreshStoreViaGet'>, deps: Deps): Promise<Result<'refreshStoreViaGet'>> {
-  return { status: 200, body: await refresh(input.query, deps) };
+  const { body, reach } = await refresh(input.query, deps);
+  return { status: 200, body, ...(reach === null ? {} : { headers: { 'X-Refresh-Reach': reach } }) };
 }

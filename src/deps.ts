@@ -37,6 +37,7 @@ import { Narratives } from './narrative/narratives.js';
 // the HttpProblem of the modules that answer it.
 import { KlsStore } from './store/kls-store.js';
 import { MinioObjectStore, type FileSink } from './store/object-store.js';
+import { RefreshChannel } from './store/refresh-channel.js';
 import { AfsDefinitions } from './signals/afs-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
@@ -102,6 +103,18 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const scanTimer = store === null ? setInterval(() => tenants.scanLocal(), LOCAL_SCAN_INTERVAL_MS) : undefined;
   scanTimer?.unref();
 
+  // Several instances share one PostgreSQL app database: a refresh received by one is carried out by all.
+  const refreshChannel =
+    store !== null && config.appDb.kind === 'postgres'
+      ? await RefreshChannel.open(
+          config.appDb.url,
+          store.instance,
+          { refresh: (scope) => store.refreshAnnounced(scope), caughtUp: () => store.refreshAnnounced({ kind: 'all' }) },
+          log.child({ component: 'store-refresh' }),
+        )
+      : null;
+  if (refreshChannel !== null) store?.shareRefreshes(refreshChannel);
+
   const appDbFailure = (kind: AppDbErrorKind): void => metrics.appDbErrors.inc({ kind });
   const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), appDbFailure);
   // one unit of work and one set of cell rules for every service on the app database
@@ -149,6 +162,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       clearInterval(scanTimer);
       searchIndexes.close();
       signalTools.close();
+      await refreshChannel?.close();
       await store?.close();
       tenants.close();
       await limits.close();

@@ -24,6 +24,15 @@ export interface StoreRefreshOutcome {
   ready: number;
   /** With `wait`: the store-level error of this refresh (listing failed), else null. */
   error: string | null;
+  /** Who carries it out: every instance on the PostgreSQL app database (`cluster`), or this one alone. */
+  reach: 'cluster' | 'instance';
+}
+
+/** What tells the other instances of a refresh (the refresh channel on a PostgreSQL app database). */
+export interface RefreshAnnouncer {
+  readonly state: 'shared' | 'reconnecting';
+  /** False when the others could not be told. */
+  announce(scope: SyncScope): Promise<boolean>;
 }
 
 /** The store's settings: where its keys are, how many transfers at once, the cache, and where the counts go. */
@@ -46,8 +55,7 @@ export class KlsStore implements FetchSource {
   readonly cache: TenantCache | null;
   /** A name this instance drew at its start, to tell the store-status of instances behind a load balancer apart. */
   readonly instance = randomBytes(4).toString('hex');
-  /** How refreshes of other instances reach this one: set by the refresh channel, `local` without one. */
-  refreshes: 'shared' | 'reconnecting' | 'local' = 'local';
+  private announcer: RefreshAnnouncer | null = null;
   private readonly jobs = new Map<string, Promise<SyncOutcome>>();
   private readonly transfers = new Map<string, TransferProgress>();
   /** Each tenant as the last listing that covered it showed it. */
@@ -119,6 +127,21 @@ export class KlsStore implements FetchSource {
     return !this.reachedOnce && this.lastError !== null;
   }
 
+  /** Has refreshes received here announced to the other instances, and theirs carried out here (refreshAnnounced). */
+  shareRefreshes(announcer: RefreshAnnouncer): void {
+    this.announcer = announcer;
+  }
+
+  /** How refreshes of other instances reach this one: `shared`, `reconnecting`, or `local` (one instance). */
+  get refreshes(): 'shared' | 'reconnecting' | 'local' {
+    return this.announcer?.state ?? 'local';
+  }
+
+  /** Carries out a refresh another instance received (or a catch-up after a time without hearing them). */
+  refreshAnnounced(scope: SyncScope): void {
+    if (!this.abort.signal.aborted) void this.sync(scope);
+  }
+
   /** Tenants whose files are in service on this instance. */
   cachedTenants(): number {
     return this.registry.list().filter(isInService).length;
@@ -130,8 +153,12 @@ export class KlsStore implements FetchSource {
     return running === undefined ? { bytesDone: 0, bytesTotal: 0 } : { bytesDone: running.bytesDone, bytesTotal: running.bytesTotal };
   }
 
-  /** Invalidates the cached files in scope and syncs them with the store; `wait` answers when the sync has finished. */
+  /**
+   * Invalidates the cached files in scope and syncs them with the store, after telling the other instances to do
+   * the same; `wait` answers when the sync here has finished.
+   */
   async refresh(scope: SyncScope, wait: boolean): Promise<StoreRefreshOutcome> {
+    const reach = this.announcer !== null && (await this.announcer.announce(scope)) ? 'cluster' : 'instance';
     const cachedFiles = this.inScope(scope).reduce(
       (sum, entry) => sum + TENANT_FILES.filter((name) => fs.existsSync(path.join(entry.dir, name))).length,
       0,
@@ -139,11 +166,11 @@ export class KlsStore implements FetchSource {
     const sync = this.sync(scope);
     if (!wait) {
       const tenants = this.inScope(scope);
-      return { status: 'started', invalidated: cachedFiles, tenants: tenants.length, ready: countReady(tenants), error: null };
+      return { status: 'started', invalidated: cachedFiles, tenants: tenants.length, ready: countReady(tenants), error: null, reach };
     }
     const error = await sync;
     const tenants = this.inScope(scope);
-    return { status: 'completed', invalidated: cachedFiles, tenants: tenants.length, ready: countReady(tenants), error };
+    return { status: 'completed', invalidated: cachedFiles, tenants: tenants.length, ready: countReady(tenants), error, reach };
   }
 
   /** Stops the poll and running downloads and waits for them to settle (shutdown). */
