@@ -276,6 +276,7 @@ export class KlsStore implements FetchSource {
           progress: this.transfers,
           limited: (task) => this.limiter.run(task),
           reserve: this.cache === null ? UNBOUNDED_ROOM : (id, bytes) => this.cache!.budget.reserve(id, bytes, this.options.cache.fetchWaitMs),
+          settle: (entry) => this.cache?.settle(entry),
           downloadedBytes: this.options.downloadedBytes,
         },
         listed,

@@ -28,6 +28,8 @@ export interface TenantDownloadContext {
   readonly limited: <T>(task: () => Promise<T>) => Promise<T>;
   /** Sets aside room in the cache for `bytes` written into the tenant's folder before the first of them (a bounded cache waits for it). */
   readonly reserve: (compositeId: string, bytes: number) => Promise<Reservation>;
+  /** Counts the tenant's folder again once the transfer's files are in place (before its room is given back). */
+  readonly settle: (entry: TenantEntry) => void;
   /** Bytes received from the store (metrics). */
   readonly downloadedBytes: Count;
 }
@@ -112,6 +114,8 @@ export async function syncTenantFiles(ctx: TenantDownloadContext, listed: Listed
       return { kind, error: entry.error };
     } finally {
       ctx.progress.delete(entry.compositeId);
+      // counted before the room goes back, so that the files are never counted by neither
+      ctx.settle(entry);
       room?.release();
     }
   });
