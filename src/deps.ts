@@ -283,6 +283,9 @@ async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logg
     secretKey: config.s3.secretKey ?? '',
     region: config.s3.region,
     pathStyle: true,
+    // the SDK's own retry writes unstructured lines to standard error; a failed download or listing is reported
+    // and tried again by the server (the next request, refresh or poll)
+    retryOptions: { disableRetry: true },
   });
   const objects = new MinioObjectStore(client, config.s3.bucket as string, sink);
   return new KlsStore(

@@ -72,6 +72,9 @@ export class ObjectChangedError extends ObjectStoreError {
   }
 }
 
+/** Keys per listing page: the most S3 gives. */
+const LIST_PAGE_KEYS = 1000;
+
 /** An ETag that is the MD5 of the object's bytes: S3's for an object written in one PUT (not multipart, not SSE-KMS). */
 export const isMd5Etag = (etag: string): boolean => /^[0-9a-f]{32}$/.test(etag);
 
@@ -104,22 +107,29 @@ export class MinioObjectStore implements ObjectStore {
     private readonly sink: FileSink = (file) => fs.createWriteStream(file),
   ) {}
 
-  /** Every object under `prefix` (recursive listObjectsV2, all pages). */
-  list(prefix: string): Promise<StoredObject[]> {
-    return new Promise((resolve, reject) => {
-      const objects: StoredObject[] = [];
-      const stream = this.client.listObjectsV2(this.bucket, prefix, true);
-      stream.on('data', (item) => {
-        if (typeof item.name !== 'string') return;
+  /**
+   * Every object under `prefix` (ListObjectsV2, recursive, page by page). A page that fails after others arrived
+   * throws ListingError with their objects.
+   */
+  async list(prefix: string): Promise<StoredObject[]> {
+    const objects: StoredObject[] = [];
+    let token = '';
+    for (;;) {
+      let page: Awaited<ReturnType<Minio.Client['listObjectsV2Query']>>;
+      try {
+        page = await this.client.listObjectsV2Query(this.bucket, prefix, token, '', LIST_PAGE_KEYS, '');
+      } catch (err) {
+        const failed = toObjectStoreError(err, `listing s3://${this.bucket}/${prefix} failed`);
+        throw objects.length === 0 ? failed : new ListingError(`${failed.message} (after ${objects.length} objects)`, objects);
+      }
+      for (const item of page.objects) {
+        if (typeof item.name !== 'string') continue;
         const lastModified = toStoreTime(item.lastModified);
         objects.push({ key: item.name, size: item.size, etag: unquote(item.etag), ...(lastModified === null ? {} : { lastModified }) });
-      });
-      stream.on('error', (err) => {
-        const failed = toObjectStoreError(err, `listing s3://${this.bucket}/${prefix} failed`);
-        reject(objects.length === 0 ? failed : new ListingError(`${failed.message} (after ${objects.length} objects)`, objects));
-      });
-      stream.on('end', () => resolve(objects));
-    });
+      }
+      if (!page.isTruncated || page.nextContinuationToken === '') return objects;
+      token = page.nextContinuationToken;
+    }
   }
 
   async stat(key: string): Promise<{ etag: string; size: number }> {

@@ -45,6 +45,12 @@ export interface TestObjectStore {
   resetTraffic(): void;
   /** Paces object downloads: each body chunk (64 KiB) waits `msPerChunk` before the next; null for full speed. */
   slowDownloads(msPerChunk: number | null): void;
+  /**
+   * Answers every listing page after the first with 500, or, off, lets s3rver answer. (In a process without
+   * OpenSSL's legacy provider s3rver answers 500 already to the first page of a listing past 1,000 keys: the DES it
+   * encrypts the continuation token with is refused; s3rver-process.ts runs it with that provider.)
+   */
+  failLaterListingPages(on: boolean): void;
   /** Stops answering (connections refused) until restart(). */
   stop(): Promise<void>;
   restart(): Promise<void>;
@@ -107,7 +113,14 @@ export async function startObjectStore(bucket = 'kls-test'): Promise<TestObjectS
   const respond = s3rver.callback();
   const traffic: StoreTraffic = { objectGets: 0, bytes: 0, lists: 0, cutOff: 0 };
   let msPerChunk: number | null = null;
+  let failLaterPages = false;
   const server = http.createServer((req, res) => {
+    if (failLaterPages && /list-type=2/.test(req.url ?? '') && /continuation-token=/.test(req.url ?? '')) {
+      traffic.lists += 1;
+      res.writeHead(500, { 'Content-Type': 'application/xml' });
+      res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>');
+      return;
+    }
     if (isObjectGet(req)) {
       traffic.objectGets += 1;
       if (msPerChunk !== null) pace(res, msPerChunk);
@@ -173,6 +186,9 @@ export async function startObjectStore(bucket = 'kls-test'): Promise<TestObjectS
     },
     slowDownloads(ms) {
       msPerChunk = ms;
+    },
+    failLaterListingPages(on) {
+      failLaterPages = on;
     },
     resetTraffic() {
       traffic.objectGets = 0;

@@ -9,7 +9,7 @@ import { until } from './until.js';
  * written through `storeFileSink` when given.
  */
 export async function startStoreModeServer(
-  store: TestObjectStore,
+  store: Pick<TestObjectStore, 'env'>,
   options: { env?: Record<string, string>; dataDir?: string; storeFileSink?: FileSink } = {},
 ): Promise<TestServer> {
   const own = options.dataDir === undefined ? tempDir('ads-store-') : null;
