@@ -67,6 +67,10 @@ describe('KLS store mode with a bounded cache (STORE_CACHE_MAX_MB)', function ()
       expect(store.traffic.objectGets).to.equal(1);
       expect((await report(server, 'ost.kantonsspital')).status).to.equal(200);
       expect(store.traffic.objectGets).to.equal(1);
+      const metrics = (await call(server.url, '/metrics')).text;
+      expect(metrics).to.match(/^store_cache_misses_total 1$/m);
+      expect(metrics).to.match(/^store_cache_hits_total 1$/m);
+      expect(metrics).to.match(/^store_cache_fetched_bytes_total [1-9]\d+$/m);
       await server.deps.searchIndexes.buildsSettled();
       const after = await storeStatus(server);
       expect(after.tenants.find((t: any) => t.compositeId === 'ost.kantonsspital')).to.deep.include({ status: 'ready', cache: 'cached', generation: 1 });
@@ -76,6 +80,37 @@ describe('KLS store mode with a bounded cache (STORE_CACHE_MAX_MB)', function ()
       const plain = (await call(server.url, '/api/store-status')).body;
       expect(plain).not.to.have.property('cache');
       expect(plain.tenants[0]).not.to.have.property('cache');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fetches the tenants and packs of STORE_WARM at start, in order, and nothing else', async () => {
+    const server = await startStoreModeServer(store, { env: { STORE_CACHE_MAX_MB: '100', STORE_WARM: 'west.*,ost.rehaklinik,nord.x' } });
+    try {
+      const warm = ['ost.rehaklinik', 'west.hopital-cantonal', 'west.rehaklinik'];
+      await waitUntil(async () => {
+        const status = await storeStatus(server);
+        return status.tenants.filter((t: any) => t.cache === 'cached').length === warm.length;
+      }, 30_000, 'the warm tenants');
+      const status = await storeStatus(server);
+      expect(status.tenants.filter((t: any) => t.cache === 'cached').map((t: any) => t.compositeId)).to.deep.equal(warm);
+      expect(store.traffic.objectGets).to.equal(warm.length);
+      expect((await report(server, 'west.rehaklinik')).text).to.include(markers.get('west.rehaklinik'));
+      expect(store.traffic.objectGets).to.equal(warm.length);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('syncs the cached tenants with the store every STORE_POLL_S seconds, without a refresh', async () => {
+    const server = await startStoreModeServer(store, { env: { STORE_CACHE_MAX_MB: '100', STORE_POLL_S: '1' } });
+    try {
+      await waitUntil(async () => (await storeStatus(server)).initialized === true);
+      expect((await report(server, 'ost.kantonsspital')).text).to.include(markers.get('ost.kantonsspital'));
+      await store.put('ost/kantonsspital/kls.sqlite', tenantVariant('ost', 'kantonsspital', 'polled', 'ost.kantonsspital polled'));
+      await waitUntil(async () => (await tenantOf(server, 'ost.kantonsspital')).generation === 2, 30_000, 'the poll to swap the file');
+      expect((await report(server, 'ost.kantonsspital')).text).to.include('ost.kantonsspital polled');
     } finally {
       await server.close();
     }
