@@ -9,11 +9,11 @@ import type { TenantRegistry } from '../tenants/registry.js';
 import type { TenantEntry } from '../tenants/tenants.js';
 import { removeLeftoverTemps } from './cache-files.js';
 import { TENANT_FILES, isInScope, listedTenants, scopePrefix, type ListedTenant, type SyncScope } from './layout.js';
-import { Limiter } from './limiter.js';
 import type { ObjectStore } from './object-store.js';
 import { listPrefix } from './store-listing.js';
 import { TenantCache, type FetchSource } from './tenant-cache.js';
-import { syncTenantFiles, UNBOUNDED_ROOM, type SyncOutcome, type TransferProgress } from './tenant-download.js';
+import type { SyncOutcome } from './tenant-download.js';
+import { TenantSyncs } from './tenant-syncs.js';
 import { warmOrder } from './warm-list.js';
 
 /** What a refresh did (or, answered at once, started). */
@@ -56,12 +56,9 @@ export class KlsStore implements FetchSource {
   /** A name this instance drew at its start, to tell the store-status of instances behind a load balancer apart. */
   readonly instance = randomBytes(4).toString('hex');
   private announcer: RefreshAnnouncer | null = null;
-  private readonly jobs = new Map<string, Promise<SyncOutcome>>();
-  private readonly transfers = new Map<string, TransferProgress>();
   /** Each tenant as the last listing that covered it showed it. */
   private readonly listings = new Map<string, ListedTenant>();
-  private readonly limiter: Limiter;
-  private readonly abort = new AbortController();
+  private readonly syncs: TenantSyncs;
   private firstSyncDone = false;
   private reachedOnce = false;
   private lastError: string | null = null;
@@ -74,10 +71,11 @@ export class KlsStore implements FetchSource {
     private readonly options: KlsStoreOptions,
     private readonly log: Logger,
   ) {
-    this.limiter = new Limiter(options.concurrency);
     const { maxBytes, fetchWaitMs } = options.cache;
     this.cache = maxBytes === null ? null : new TenantCache(registry, this, maxBytes, fetchWaitMs, options.cacheMetrics, log);
     if (this.cache !== null) registry.provideFilesWith(this.cache);
+    const { prefix, concurrency, downloadedBytes, cacheMetrics } = options;
+    this.syncs = new TenantSyncs(registry, objects, this.listings, this.cache, { prefix, concurrency, roomWaitMs: fetchWaitMs, downloadedBytes, cacheMetrics }, log);
   }
 
   /**
@@ -108,7 +106,7 @@ export class KlsStore implements FetchSource {
     const first = this.sync({ kind: 'all' }, this.cache === null ? undefined : initialized);
     return first.then((error) => {
       initialized(error);
-      if (this.cache !== null && !this.abort.signal.aborted) void this.warm();
+      if (this.cache !== null && !this.syncs.stopped) void this.warm();
     });
   }
 
@@ -139,7 +137,7 @@ export class KlsStore implements FetchSource {
 
   /** Carries out a refresh another instance received (or a catch-up after a time without hearing them). */
   refreshAnnounced(scope: SyncScope): void {
-    if (!this.abort.signal.aborted) void this.sync(scope);
+    if (!this.syncs.stopped) void this.sync(scope);
   }
 
   /** Tenants whose files are in service on this instance. */
@@ -149,8 +147,7 @@ export class KlsStore implements FetchSource {
 
   /** Bytes of the tenant's running transfer, zeros when none runs. */
   progressOf(compositeId: string): { bytesDone: number; bytesTotal: number } {
-    const running = this.transfers.get(compositeId);
-    return running === undefined ? { bytesDone: 0, bytesTotal: 0 } : { bytesDone: running.bytesDone, bytesTotal: running.bytesTotal };
+    return this.syncs.progressOf(compositeId);
   }
 
   /**
@@ -176,8 +173,8 @@ export class KlsStore implements FetchSource {
   /** Stops the poll and running downloads and waits for them to settle (shutdown). */
   async close(): Promise<void> {
     clearInterval(this.pollTimer);
-    this.abort.abort();
-    await Promise.allSettled([...this.jobs.values(), this.polling]);
+    await this.syncs.close();
+    await this.polling;
   }
 
   listed(compositeId: string): ListedTenant | undefined {
@@ -186,18 +183,15 @@ export class KlsStore implements FetchSource {
 
   fetch(compositeId: string): Promise<void> {
     const listed = this.listings.get(compositeId);
-    return listed === undefined ? Promise.resolve() : this.syncTenant(listed).then(() => undefined);
+    return listed === undefined ? Promise.resolve() : this.syncs.sync(listed).then(() => undefined);
   }
 
   isBusy(compositeId: string): boolean {
-    return this.jobs.has(compositeId);
+    return this.syncs.isBusy(compositeId);
   }
 
   secondsLeft(compositeId: string): number | null {
-    const running = this.transfers.get(compositeId);
-    if (running === undefined || running.bytesDone === 0) return null;
-    const rate = running.bytesDone / Math.max(1, performance.now() - running.startedMs);
-    return Math.ceil((running.bytesTotal - running.bytesDone) / rate / 1000);
+    return this.syncs.secondsLeft(compositeId);
   }
 
   /** A sync of everything on the poll's schedule, unless the last one still runs. */
@@ -227,7 +221,7 @@ export class KlsStore implements FetchSource {
     const listed = listedTenants(listing.objects, this.options.prefix);
     if (listing.complete) {
       for (const entry of this.inScope(scope)) {
-        if (!listed.has(entry.compositeId) && !this.jobs.has(entry.compositeId)) this.forget(entry);
+        if (!listed.has(entry.compositeId) && !this.syncs.isBusy(entry.compositeId)) this.forget(entry);
       }
     }
     const syncs: Promise<SyncOutcome>[] = [];
@@ -235,73 +229,13 @@ export class KlsStore implements FetchSource {
       if (!isInScope(scope, tenant.pack, tenant.slug)) continue;
       this.listings.set(tenant.compositeId, tenant);
       const entry = this.registry.ensureEntry(tenant.pack, tenant.slug);
-      if (this.cache === null) syncs.push(this.syncTenant(tenant));
+      if (this.cache === null) syncs.push(this.syncs.sync(tenant));
       else if (this.cache.judgeSize(entry, tenant)) continue;
-      else if (isInService(entry) || this.jobs.has(tenant.compositeId)) syncs.push(this.syncTenant(tenant));
+      else if (isInService(entry) || this.syncs.isBusy(tenant.compositeId)) syncs.push(this.syncs.sync(tenant));
     }
     onListed?.(listing.error);
     await Promise.all(syncs);
     return listing.error;
-  }
-
-  /** Joins the tenant's running sync, or starts one; an object that changed while it was fetched is listed again and fetched once more. */
-  private syncTenant(listed: ListedTenant): Promise<SyncOutcome> {
-    const running = this.jobs.get(listed.compositeId);
-    if (running !== undefined) return running;
-    const job = this.runSync(listed)
-      .catch((err: unknown): SyncOutcome => {
-        this.log.error({ tenant: listed.compositeId, err }, 'tenant sync failed');
-        return { kind: 'failed', error: (err as Error).message };
-      })
-      .finally(() => {
-        this.jobs.delete(listed.compositeId);
-        const entry = this.registry.get(listed.compositeId);
-        if (entry !== undefined) this.cache?.settle(entry);
-        this.cache?.budget.retryWaiting();
-      });
-    this.jobs.set(listed.compositeId, job);
-    return job;
-  }
-
-  private async runSync(first: ListedTenant): Promise<SyncOutcome> {
-    let listed = first;
-    const started = performance.now();
-    for (let attempt = 0; ; attempt += 1) {
-      const outcome = await syncTenantFiles(
-        {
-          registry: this.registry,
-          objects: this.objects,
-          log: this.log,
-          signal: this.abort.signal,
-          progress: this.transfers,
-          limited: (task) => this.limiter.run(task),
-          reserve: this.cache === null ? UNBOUNDED_ROOM : (id, bytes) => this.cache!.budget.reserve(id, bytes, this.options.cache.fetchWaitMs),
-          settle: (entry) => this.cache?.settle(entry),
-          downloadedBytes: this.options.downloadedBytes,
-        },
-        listed,
-      );
-      if (outcome.kind === 'installed' && this.cache !== null) {
-        this.options.cacheMetrics.fetchedBytes.inc(outcome.bytes);
-        this.options.cacheMetrics.observeFetch((performance.now() - started) / 1000);
-      }
-      if (outcome.kind === 'broken') this.cache?.markBroken(listed.compositeId, listed.kls.etag, outcome.error);
-      if (outcome.kind !== 'changed' || attempt > 0 || this.abort.signal.aborted) return outcome;
-      const again = await this.listAgain(listed);
-      if (again === null) return outcome;
-      listed = again;
-    }
-  }
-
-  /** The tenant listed once more (its object changed while it was fetched); null when it is gone or the listing fails. */
-  private async listAgain(listed: ListedTenant): Promise<ListedTenant | null> {
-    const scope: SyncScope = { kind: 'tenant', pack: listed.pack, slug: listed.slug };
-    const listing = await listPrefix(this.objects, scopePrefix(this.options.prefix, scope));
-    if (!listing.complete) return null;
-    const again = listedTenants(listing.objects, this.options.prefix).get(listed.compositeId) ?? null;
-    if (again !== null) this.listings.set(again.compositeId, again);
-    this.log.info({ tenant: listed.compositeId, listed: again !== null }, 'tenant object changed while it was fetched; listed again');
-    return again;
   }
 
   /** Fetches the tenants of STORE_WARM in order while they fit beside what is cached, evicting nothing for them. */
@@ -316,8 +250,8 @@ export class KlsStore implements FetchSource {
         this.log.warn({ tenant: id, freeBytes: cache.budget.freeBytes }, 'STORE_WARM: the cache is full; the warm tenants left are fetched on first use');
         return;
       }
-      await this.syncTenant(listed);
-      if (this.abort.signal.aborted) return;
+      await this.syncs.sync(listed);
+      if (this.syncs.stopped) return;
     }
   }
 
