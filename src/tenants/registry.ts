@@ -6,7 +6,8 @@ import type { Logger } from '../logger.js';
 import type { Count } from '../metrics/metrics.js';
 import { DEFAULT_TENANT_HANDLES_MAX, HandlePool } from './handle-pool.js';
 import { KlsHandle, stampOf } from './kls-handle.js';
-import { SLUG_PATTERN, compositeIdOf } from './tenant-ref.js';
+import { isReplaced, scanKlsDir } from './local-scan.js';
+import { compositeIdOf } from './tenant-ref.js';
 import { EVERY_TENANT, type TenantScope } from './tenant-scope.js';
 import { isInService, type FileProvider } from './file-provider.js';
 import { resolveTenant, withLeasedKls, type KlsLease, type TenantEntry, type TenantFileStat, type TenantInput, type Tenants } from './tenants.js';
@@ -157,45 +158,13 @@ export class TenantRegistry implements Tenants {
       if (described !== null && described !== undefined) return described;
       throw tenantUnavailable(entry.compositeId, RETRY_AFTER_SECONDS);
     }
-    if (this.source === 'local' && this.isReplaced(entry, stat)) this.install(entry, stat);
+    if (this.source === 'local' && isReplaced(entry, stat)) this.install(entry, stat);
     return { generation: entry.generation, mtime: stat.mtime.toISOString(), sizeMb: toMb(stat.size) };
   }
 
-  /** Local mode: discovers tenants, swaps replaced files, drops tenants whose file vanished. */
+  /** Local mode: discovers tenants, swaps replaced files, drops tenants whose file vanished (local-scan.ts). */
   scanLocal(): void {
-    let packs: string[];
-    try {
-      fs.accessSync(this.klsDir, fs.constants.R_OK | fs.constants.X_OK);
-      packs = readDirNames(this.klsDir);
-    } catch (err) {
-      // An unreadable KLS_DIR is a fault to report (health says so), not proof that every tenant is gone:
-      // the files in service stay in service until the folder can be read again.
-      this.log.warn({ klsDir: this.klsDir, err: (err as Error).message }, 'KLS_DIR not readable; tenants kept');
-      return;
-    }
-    const seen = new Set<string>();
-    for (const pack of packs) {
-      if (!SLUG_PATTERN.test(pack)) continue;
-      for (const slug of readDirNames(path.join(this.klsDir, pack))) {
-        if (!SLUG_PATTERN.test(slug)) continue;
-        const dir = path.join(this.klsDir, pack, slug);
-        const klsPath = path.join(dir, 'kls.sqlite');
-        let stat: fs.Stats;
-        try {
-          stat = fs.statSync(klsPath);
-        } catch {
-          continue;
-        }
-        if (!stat.isFile()) continue;
-        const entry = this.ensureEntry(pack, slug);
-        seen.add(entry.compositeId);
-        entry.hasSis = fs.existsSync(path.join(dir, 'sis.sqlite'));
-        if (this.isReplaced(entry, stat)) this.install(entry, stat);
-      }
-    }
-    for (const entry of this.list()) {
-      if (!seen.has(entry.compositeId)) this.remove(entry.compositeId);
-    }
+    scanKlsDir(this, this.log);
   }
 
   /** Adds (or returns) the entry for `<pack>.<slug>` in status pending. */
@@ -315,11 +284,6 @@ export class TenantRegistry implements Tenants {
     this.unopenable.clear();
   }
 
-  private isReplaced(entry: TenantEntry, stat: fs.Stats): boolean {
-    const s = entry.stamp;
-    return s === null || s.ino !== stat.ino || s.size !== stat.size || s.mtimeMs !== stat.mtimeMs;
-  }
-
   /**
    * The tenant of a handle whose connection was closed while idle is asked for: the handle when the path still
    * names its file, else the file found there swapped in (null when it does not open: the old file is gone).
@@ -364,18 +328,6 @@ export class TenantRegistry implements Tenants {
     this.unopenable.add(entry);
     entry.status = 'error';
     entry.error = `cannot open ${path.basename(entry.klsPath)} again: ${err.message}`;
-  }
-}
-
-function readDirNames(dir: string): string[] {
-  try {
-    return fs
-      .readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
-      .sort();
-  } catch {
-    return [];
   }
 }
 
