@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Writable } from 'node:stream';
@@ -22,8 +21,6 @@ export interface DownloadedObject {
   announcedBytes: number | null;
   /** Last-Modified sent with the body, null when it sent none or an unreadable one. */
   lastModified: Date | null;
-  /** MD5 of the bytes received, in hex: the ETag of an object written in one PUT. */
-  md5: string;
 }
 
 /** Bytes received so far and bytes expected (null while unknown). */
@@ -75,8 +72,6 @@ export class ObjectChangedError extends ObjectStoreError {
 /** Keys per listing page: the most S3 gives. */
 const LIST_PAGE_KEYS = 1000;
 
-/** An ETag that is the MD5 of the object's bytes: S3's for an object written in one PUT (not multipart, not SSE-KMS). */
-export const isMd5Etag = (etag: string): boolean => /^[0-9a-f]{32}$/.test(etag);
 
 const unquote = (etag: string | undefined): string => (etag ?? '').replace(/^W\//, '').replace(/^"+|"+$/g, '');
 
@@ -168,7 +163,6 @@ export class MinioObjectStore implements ObjectStore {
     const length = Number(headers['content-length']);
     const announcedBytes = Number.isSafeInteger(length) && length >= 0 ? length : null;
     let bytes = 0;
-    const md5 = createHash('md5');
     onProgress(0, announcedBytes);
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -178,7 +172,6 @@ export class MinioObjectStore implements ObjectStore {
           done(new ObjectStoreError(`${what}: more bytes than the ${announcedBytes ?? object.size} announced`));
           return;
         }
-        md5.update(chunk);
         onProgress(bytes, announcedBytes);
         done(null, chunk);
       },
@@ -188,6 +181,6 @@ export class MinioObjectStore implements ObjectStore {
     } catch (err) {
       throw toObjectStoreError(err, what);
     }
-    return { etag: etag === '' ? object.etag : etag, bytes, announcedBytes, lastModified: toStoreTime(headers['last-modified']), md5: md5.digest('hex') };
+    return { etag: etag === '' ? object.etag : etag, bytes, announcedBytes, lastModified: toStoreTime(headers['last-modified']) };
   }
 }

@@ -16,6 +16,9 @@ export interface ChildObjectStore {
   close(): Promise<void>;
 }
 
+/** Objects up to this size are written in one PUT: s3rver does not list incomplete multipart uploads, which minio asks for first. */
+const SINGLE_PART_BYTES = 1024 * 1024 * 1024;
+
 /** Starts s3rver in a child process with OpenSSL's legacy provider (its listing tokens use DES) and one bucket. */
 export async function startObjectStoreProcess(bucket = 'kls-test'): Promise<ChildObjectStore> {
   const child: ChildProcess = fork(new URL('./s3rver-child.ts', import.meta.url).pathname, [bucket], {
@@ -40,7 +43,7 @@ export async function startObjectStoreProcess(bucket = 'kls-test'): Promise<Chil
     void exited.then(() => reject(new Error('the s3rver process exited before it listened')));
   });
   const url = new URL(started.endpoint);
-  const client = new Minio.Client({ endPoint: url.hostname, port: Number(url.port), useSSL: false, accessKey: 'S3RVER', secretKey: 'S3RVER', region: 'us-east-1', pathStyle: true });
+  const client = new Minio.Client({ endPoint: url.hostname, port: Number(url.port), useSSL: false, accessKey: 'S3RVER', secretKey: 'S3RVER', region: 'us-east-1', pathStyle: true, partSize: SINGLE_PART_BYTES });
   return {
     endpoint: started.endpoint,
     bucket,

@@ -105,6 +105,9 @@ function pace(res: http.ServerResponse, ms: number): void {
   }) as typeof res.end;
 }
 
+/** Objects up to this size are written in one PUT: s3rver does not list incomplete multipart uploads, which minio asks for first. */
+const SINGLE_PART_BYTES = 1024 * 1024 * 1024;
+
 /** Starts s3rver over a fresh temporary directory on a free loopback port and creates `bucket`. */
 export async function startObjectStore(bucket = 'kls-test'): Promise<TestObjectStore> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-s3rver-'));
@@ -146,7 +149,7 @@ export async function startObjectStore(bucket = 'kls-test'): Promise<TestObjectS
   await listen(0);
   const port = (server.address() as AddressInfo).port;
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new Minio.Client({ endPoint: '127.0.0.1', port, useSSL: false, accessKey: 'S3RVER', secretKey: 'S3RVER', region: 'us-east-1', pathStyle: true });
+  const client = new Minio.Client({ endPoint: '127.0.0.1', port, useSSL: false, accessKey: 'S3RVER', secretKey: 'S3RVER', region: 'us-east-1', pathStyle: true, partSize: SINGLE_PART_BYTES });
   let running = true;
   const stop = async () => {
     if (!running) return;
