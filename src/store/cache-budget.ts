@@ -98,24 +98,30 @@ export class CacheBudget {
 
   /**
    * Reserves as tryReserve does, waiting up to `waitMs` (in order of arrival) for tenants in use to become idle;
-   * rejects with NoRoomError past it.
+   * rejects with NoRoomError past it, or when `signal` aborts (shutdown).
    */
-  reserve(owner: string, bytes: number, waitMs: number): Promise<Reservation> {
+  reserve(owner: string, bytes: number, waitMs: number, signal?: AbortSignal): Promise<Reservation> {
     const now = this.waiting.length === 0 ? this.tryReserve(owner, bytes) : null;
     if (now !== null) return Promise.resolve(now);
     return new Promise<Reservation>((resolve, reject) => {
+      const giveUp = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', giveUp);
+        const at = this.waiting.indexOf(waiter);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(new NoRoomError(bytes, this.maxBytes));
+      };
       const waiter: WaitingReservation = {
         owner,
         bytes,
         granted: (reservation) => {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', giveUp);
           resolve(reservation);
         },
       };
-      const timer = setTimeout(() => {
-        this.waiting.splice(this.waiting.indexOf(waiter), 1);
-        reject(new NoRoomError(bytes, this.maxBytes));
-      }, waitMs);
+      const timer = setTimeout(giveUp, waitMs);
+      signal?.addEventListener('abort', giveUp, { once: true });
       this.waiting.push(waiter);
     });
   }

@@ -102,7 +102,7 @@ export class TenantSyncs {
           signal: this.abort.signal,
           progress: this.transfers,
           limited: (task) => this.limiter.run(task),
-          reserve: this.cache === null ? UNBOUNDED_ROOM : (id, bytes) => this.cache!.budget.reserve(id, bytes, this.options.roomWaitMs),
+          reserve: this.cache === null ? UNBOUNDED_ROOM : (id, bytes) => this.cache!.budget.reserve(id, bytes, this.options.roomWaitMs, this.abort.signal),
           settle: (entry) => this.cache?.settle(entry),
           downloadedBytes: this.options.downloadedBytes,
         },
