@@ -176,12 +176,17 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
 
   evict(compositeId: string): void {
     const entry = this.registry.get(compositeId);
-    if (entry !== undefined) {
+    if (entry === undefined) this.budget.drop(compositeId);
+    else {
       this.registry.unload(entry);
-      fs.rmSync(entry.dir, { recursive: true, force: true });
+      try {
+        fs.rmSync(entry.dir, { recursive: true, force: true });
+      } catch (err) {
+        this.log.error({ tenant: compositeId, err: (err as Error).message }, 'the files of an evicted tenant could not be deleted; they stay counted');
+      }
       this.evicted.add(compositeId);
+      this.settle(entry);
     }
-    this.budget.drop(compositeId);
     this.evictions += 1;
     this.metrics.evictions.inc();
     this.log.info({ tenant: compositeId, usedBytes: this.budget.usedBytes }, 'tenant evicted from the store cache');
@@ -215,11 +220,6 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     this.tooLarge.delete(compositeId);
     this.evicted.delete(compositeId);
     this.broken.delete(compositeId);
-  }
-
-  /** Whether requests wait for the tenant now. */
-  isPinned(compositeId: string): boolean {
-    return (this.pins.get(compositeId) ?? 0) > 0;
   }
 
   private pin(compositeId: string): void {
