@@ -156,7 +156,8 @@ describe('KLS store mode with a bounded cache (STORE_CACHE_MAX_MB)', function ()
     const server = await startStoreModeServer(store, { env: { STORE_CACHE_MAX_MB: '100' } });
     try {
       await waitUntil(async () => (await storeStatus(server)).initialized === true);
-      store.slowDownloads(20);
+      // about 1.2 s for the file: the six requests, sent together, all come while it downloads
+      store.slowDownloads(100);
       const answers = await Promise.all(Array.from({ length: 6 }, () => report(server, 'west.hopital-cantonal')));
       expect(answers.map((a) => a.status)).to.deep.equal([200, 200, 200, 200, 200, 200]);
       expect(store.traffic.objectGets).to.equal(1);
