@@ -261,13 +261,12 @@ export async function run(): Promise<void> {
       '',
       '| figure | measured | goal |',
       '|---|---|---|',
-      `| ${READY_TENANTS} tenants in the store, empty cache: start of the process to readiness 200 | ${fmt(ready.readyMs, 0)} ms (listing ${fmt(ready.listingMs, 0)} ms), ${ready.tenants} tenants known, ${ready.objectGets} objects downloaded | ≤ ${GOAL_READY_MS} ms, none downloaded: ${readyMet ? 'met' : 'MISSED'} |`,
+      `| ${READY_TENANTS.toLocaleString('en-US')} tenants in the store, empty cache: start of the process to readiness 200 | ${fmt(ready.readyMs, 0)} ms (listing ${fmt(ready.listingMs, 0)} ms), ${ready.tenants} tenants known, ${ready.objectGets} objects downloaded | ≤ ${GOAL_READY_MS} ms, none downloaded: ${readyMet ? 'met' : 'MISSED'} |`,
       `| first request for a ${fmt(cold.mb, 1)} MB tenant against its download alone (median of 3: ${cold.downloadMs.map((ms) => fmt(ms, 0)).join(', ')} ms) | ${fmt(cold.firstMs, 0)} ms (${fmt(cold.firstMs / download, 2)} × the download) | ≤ ${GOAL_COLD_RATIO} ×: ${cold.firstMs <= download * GOAL_COLD_RATIO ? 'met' : 'MISSED'} |`,
       `| cached tenants' summaries, open loop ${OPEN_LOOP_RATE}/s, 10 s, alone / while the ${fmt(cold.mb, 0)} MB tenant is fetched | p50 ${fmt(cold.alone.latency.p50)} / ${fmt(cold.during.latency.p50)} ms, p99 ${fmt(cold.alone.latency.p99)} / ${fmt(cold.during.latency.p99)} ms, max ${fmt(cold.alone.latency.max)} / ${fmt(cold.during.latency.max)} ms (${cold.during.ok} of ${cold.during.requests} 200) | p99 ≤ ${GOAL_P99_MS} ms: ${cold.during.latency.p99 <= GOAL_P99_MS && cold.during.ok === cold.during.requests ? 'met' : 'MISSED'} |`,
       `| a refresh sent to one of two instances on one PostgreSQL until the other serves the new generation, 5 times | median ${fmt(median(reach), 0)} ms, max ${fmt(Math.max(...reach), 0)} ms (${reach.map((ms) => fmt(ms, 0)).join(', ')}) | ≤ ${GOAL_REACH_MS} ms: ${reachMet ? 'met' : 'MISSED'} |`,
       '',
-      `Goals: ${loadMet && readyMet && coldMet && reachMet ? 'all met' : 'some MISSED'}. The fetch times are the upper bounds of their`,
-      'histogram buckets.',
+      `Goals: ${loadMet && readyMet && coldMet && reachMet ? 'all met' : 'some MISSED'}. The fetch times are the upper bounds of their histogram buckets.`,
     ].join('\n');
     console.log(markdown);
     if (SECONDS === 60) writeBenchSection('store-cache', markdown);
