@@ -24,7 +24,6 @@ const BUILD_CACHE_KIB = 2048;
 /** Rows copied per step; the build yields to the event loop between steps so requests keep flowing. */
 const CHUNK = 4000;
 
-
 const ITEM_COLUMNS = ['kind', 'item_id', 'name_en', 'name_de', 'name_fr', 'description_en', 'description_de', 'description_fr', 'meta'] as const;
 const NAME_COLUMNS = ['name_en', 'name_de', 'name_fr'] as const;
 
