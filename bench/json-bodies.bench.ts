@@ -12,7 +12,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { BODY_LIMIT_BYTES } from '../src/http/body.js';
-import { MAX_JSON_VALUES, MAX_JSON_DEPTH } from '../src/http/json-depth.js';
+import { MAX_JSON_VALUES, MAX_JSON_DEPTH } from '../src/http/body.js';
 import { describeOpenLoop, openLoop, type OpenLoopResult } from './open-loop.js';
 import { writeBenchSection } from './report.js';
 import { startServer, thisBuild } from './server.js';

@@ -47,13 +47,15 @@ export interface SearchTenant {
   remove(): void;
 }
 
-export function generateSearchTenant(items: number): SearchTenant {
+/** Writes the search tenant, with `rows` materials (the demo's 500 by default). */
+export function generateSearchTenant(items: number, rows?: number): SearchTenant {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-search-'));
   const started = performance.now();
   // the demo writes at least three tenants; the others go
-  const demo = generateDemo({ out: dir, tenants: 3, searchItems: items });
+  const demo = generateDemo({ out: dir, tenants: 3, searchItems: items, rows });
   for (const tenant of demo.tenants) if (tenant.compositeId !== 'ost.kantonsspital') fs.rmSync(path.dirname(tenant.file), { recursive: true, force: true });
-  console.log(`search data: one tenant of ${items.toLocaleString('en-US')} generated search items (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  const materials = rows === undefined ? '' : ` and ${rows.toLocaleString('en-US')} materials`;
+  console.log(`search data: one tenant of ${items.toLocaleString('en-US')} generated search items${materials} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   return {
     dir,
     kls: path.join(dir, 'kls', 'ost', 'kantonsspital', 'kls.sqlite'),
@@ -61,10 +63,14 @@ export function generateSearchTenant(items: number): SearchTenant {
   };
 }
 
-/** Resolves once the server has built the sidecar of `kls` and its names are in memory (or it logged nothing for 3 s). */
+/**
+ * Resolves once the server has built the sidecar of `kls` and its names are in memory (or it logged nothing for 3 s);
+ * rejects when the server has ended before.
+ */
 export async function searchReady(server: BenchServer, kls: string): Promise<void> {
-  await waitFor('search index built', () => sidecarOf(kls) !== undefined, 600_000);
+  await waitFor('search index built', () => sidecarOf(kls) !== undefined || server.ended() !== null, 600_000);
   await namesSettledOrQuiet(server, 1, 3000);
+  if (server.ended() !== null) throw new Error(`the server ended (${server.ended()}) before its search was ready`);
 }
 
 /** A cycle of unseen search paths on `tenant`, shared by every load so that no query repeats within it. */

@@ -1,13 +1,14 @@
 // The one way every bench starts a server: the built server of a checkout (this one, or another commit checked out
-// and built under .tmp/), started with the command of that checkout's `start` script (its V8 flags included), at the
-// default LOG_LEVEL (info) into a file the bench reads; and bare Koa sending one fixed answer, the floor of a Koa
-// response on this machine.
+// and built under .tmp/), started with the command of that checkout's `start` script (its variables and flags, if it
+// has any), at the default LOG_LEVEL (info) into a file the bench reads, inside a memory limit when one is given; and
+// the peer a user would otherwise pick, openapi-backend on Koa as its README shows (bench/openapi-backend-koa.ts).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../test/helpers/ports.js';
+import { insideLimit, type MemoryLimit } from './memory-limit.js';
 import { procStatusKb } from './stats.js';
 
 const checkout = path.resolve(import.meta.dirname, '..');
@@ -116,11 +117,19 @@ export interface BenchServer {
   rssMb(): number;
   /** Peak RSS (VmHWM) in MB. */
   peakMb(): number;
+  /** How the process ended (`SIGKILL`, `exit code 1`), or null while it runs. */
+  ended(): string | null;
   stop(): Promise<void>;
 }
 
-/** Starts `build`'s server (this checkout's by default) on `env` and resolves once GET /health answers 200. */
-export async function startServer(env: Record<string, string>, options: { build?: Build; healthyWithinMs?: number } = {}): Promise<BenchServer> {
+/** How `child` ended, or null while it runs. */
+const endOf = (child: ChildProcess): string | null => child.signalCode ?? (child.exitCode === null ? null : `exit code ${child.exitCode}`);
+
+/**
+ * Starts `build`'s server (this checkout's by default) on `env`, inside `memoryLimit` when given (the process is in
+ * the cgroup before its first allocation), and resolves once GET /health answers 200.
+ */
+export async function startServer(env: Record<string, string>, options: { build?: Build; healthyWithinMs?: number; memoryLimit?: MemoryLimit } = {}): Promise<BenchServer> {
   const build = options.build ?? thisBuild();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -129,7 +138,8 @@ export async function startServer(env: Record<string, string>, options: { build?
   const inherited: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!DECIDED_BY_THE_BENCH.test(name)) inherited[name] = value;
   const command = serverCommand(build.root);
-  const child = spawn(build.node, command.args, {
+  const [file, args] = options.memoryLimit === undefined ? [build.node, command.args] : insideLimit(options.memoryLimit, build.node, command.args);
+  const child = spawn(file, args, {
     cwd: build.root,
     env: { ...inherited, ...command.env, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', ...env, ...build.env },
     stdio: ['ignore', out, 'inherit'],
@@ -161,6 +171,7 @@ export async function startServer(env: Record<string, string>, options: { build?
     },
     rssMb: () => procStatusKb(pid, 'VmRSS') / 1024,
     peakMb: () => procStatusKb(pid, 'VmHWM') / 1024,
+    ended: () => endOf(child),
     stop: () => stopChild(child),
   };
   try {
@@ -175,7 +186,7 @@ export async function startServer(env: Record<string, string>, options: { build?
 /** Resolves once GET /health answers 200; rejects after `ms` or when `child` exits. */
 async function untilHealthy(url: string, ms: number, child: ChildProcess): Promise<void> {
   for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(100)) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before it was healthy`);
+    if (endOf(child) !== null) throw new Error(`the server ended (${endOf(child)}) before it was healthy`);
     try {
       const res = await fetch(`${url}/health`);
       await res.arrayBuffer();
@@ -204,33 +215,6 @@ export async function waitFor(what: string, done: () => boolean, ms = 180_000): 
     if (performance.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
   }
 }
-
-/** Threads of `pid` now (/proc/<pid>/status). */
-export function threadsOf(pid: number): number {
-  return Number(/^Threads:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-}
-
-/** RSS of the C allocator's main arena (the `[heap]` mapping of /proc/<pid>/smaps), in MB. */
-export function mainArenaMb(pid: number): number {
-  const smaps = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8');
-  const at = smaps.search(/ \[heap\]\n/);
-  if (at < 0) return 0;
-  return Number(/^Rss:\s+(\d+) kB/m.exec(smaps.slice(at))?.[1] ?? 0) / 1024;
-}
-
-/** How long the benches wait at most for a server's threads to come back to an idle server's. */
-const THREADS_BACK_WITHIN_MS = 180_000;
-
-/**
- * Waits until `pid` runs no more than `idleThreads` threads (those it ran idle before the requests: the threads
- * started on demand, which end some time after their last job, have ended); answers false when they did not within
- * `withinMs`.
- */
-export const threadsBackTo = (pid: number, idleThreads: number, withinMs = THREADS_BACK_WITHIN_MS): Promise<boolean> =>
-  waitFor('threads back to an idle server', () => threadsOf(pid) <= idleThreads, withinMs).then(
-    () => true,
-    () => false,
-  );
 
 /** The name of the search sidecar beside a KLS file, if one is finished. */
 export const sidecarOf = (klsFile: string): string | undefined =>
@@ -300,17 +284,14 @@ export function fetchAnswer(url: string): Promise<FixedAnswer> {
 }
 
 /**
- * Starts bare Koa (bench/bare-koa-server.ts) sending `answers` in turn, whatever the request, on `build`'s Node.js
- * with the variables and V8 flags of its `start` script, so that a ratio to it compares the server with the floor of a Koa
- * response of the same bytes on the same runtime.
+ * Starts the peer (bench/openapi-backend-koa.ts) over `build`'s openapi.yaml, answering `getJumpbar` with `answer`
+ * (a JSON body), on `build`'s Node.js as it comes: no flags, no variables of the server's `start` script.
  */
-export async function startBareKoa(answers: readonly FixedAnswer[], build: Build = thisBuild()): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const answerFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-bare-')), 'answers.json');
-  fs.writeFileSync(answerFile, JSON.stringify(answers.map((answer) => ({ status: answer.status, headers: answer.headers, body: answer.body.toString('base64') }))));
-  const command = serverCommand(build.root);
-  const child = spawn(build.node, [...command.args.slice(0, -1), '--import', import.meta.resolve('tsx'), path.join(checkout, 'bench', 'bare-koa-server.ts'), answerFile], {
+export async function startPeer(answer: FixedAnswer, build: Build = thisBuild()): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const answerFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-peer-')), 'answer.json');
+  fs.writeFileSync(answerFile, JSON.stringify({ headers: answer.headers, body: JSON.parse(answer.body.toString('utf8')) as unknown }));
+  const child = spawn(build.node, ['--import', import.meta.resolve('tsx'), path.join(checkout, 'bench', 'openapi-backend-koa.ts'), path.join(build.root, 'openapi.yaml'), answerFile], {
     cwd: checkout,
-    env: { ...process.env, ...command.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<string>((resolve, reject) => {
@@ -319,7 +300,7 @@ export async function startBareKoa(answers: readonly FixedAnswer[], build: Build
       text += chunk.toString();
       if (text.includes('\n')) resolve(text.split('\n')[0]!.trim());
     });
-    child.once('exit', () => reject(new Error('the bare Koa server exited')));
+    child.once('exit', () => reject(new Error('the openapi-backend peer exited')));
   });
   return {
     url: `http://127.0.0.1:${port}`,

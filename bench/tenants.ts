@@ -1,24 +1,13 @@
 // Many small tenants: a server on a fresh copy of `count` demo tenants serves each of them one search, one summary
-// and one export of a small dimension (cost_centres), a few tenants at a time; then, once its background work (index
-// builds, names loads) has settled and it runs as many threads as it did idle before the requests (the export's
-// reader thread ends some time after its last job), its RSS and its open tenant files (/proc/<pid>/fd), which
-// TENANT_HANDLES_MAX (passed through from the environment) bounds: what an operator sees once the work is over.
+// and one export of a small dimension (cost_centres), a few tenants at a time, then settles its background work
+// (index builds, names loads), all inside the memory limit it was given, if any.
 import fs from 'node:fs';
-import path from 'node:path';
 import { generateDemo } from '../src/demo/generate.js';
-import { mainArenaMb, namesSettledOrQuiet, sleep, startServer, threadsBackTo, threadsOf, type BenchServer, type Build } from './server.js';
+import type { MemoryLimit, ServerRun } from './memory-limit.js';
+import { namesSettledOrQuiet, sleep, startServer, type BenchServer, type Build } from './server.js';
 
 /** Exports at once: EXPORTS_PER_CALLER's default (more would be refused with 429). */
 const EXPORTS_AT_ONCE = 2;
-
-/** What a small-tenants run left behind. */
-export interface TenantsRun {
-  rssMb: number;
-  /** Open KLS files and open search indexes. */
-  kls: number;
-  indexes: number;
-  failed: number;
-}
 
 /** Writes `count` demo tenants into `dir`; answers their composite ids. */
 export function generateSmallTenants(dir: string, count: number): string[] {
@@ -28,44 +17,34 @@ export function generateSmallTenants(dir: string, count: number): string[] {
   return demo.tenants.map((t) => t.compositeId);
 }
 
-/** Open tenant files of `pid` under `klsDir`, by kind. */
-function openTenantFiles(pid: number, klsDir: string): { kls: number; indexes: number } {
-  let kls = 0;
-  let indexes = 0;
-  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    let target: string;
-    try {
-      target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-    } catch {
-      continue; // closed meanwhile
-    }
-    if (!target.startsWith(klsDir + path.sep)) continue;
-    const name = path.basename(target);
-    if (name.startsWith('search-index.')) indexes += 1;
-    else if (name === 'kls.sqlite') kls += 1;
-  }
-  return { kls, indexes };
-}
-
+/** The status of a GET, 0 when the server did not answer (it may have been killed). */
 async function get(url: string, retryOn429 = false): Promise<number> {
   for (let retries = 0; ; retries++) {
-    const res = await fetch(url);
-    await res.arrayBuffer();
-    if (res.status !== 429 || !retryOn429 || retries >= 100) return res.status;
+    let status: number;
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      status = res.status;
+    } catch {
+      return 0;
+    }
+    if (status !== 429 || !retryOn429 || retries >= 100) return status;
     await sleep(50);
   }
 }
 
 /** One run of `build` on a fresh copy of `pristine` (a folder of `tenants`), `concurrency` tenants at a time. */
-export async function smallTenantsRun(build: Build, pristine: string, tenants: readonly string[], concurrency: number): Promise<TenantsRun> {
+export async function smallTenantsRun(build: Build, pristine: string, tenants: readonly string[], concurrency: number, memoryLimit?: MemoryLimit): Promise<ServerRun> {
   const dir = `${pristine}-run`;
   fs.rmSync(dir, { recursive: true, force: true });
   fs.cpSync(pristine, dir, { recursive: true });
   let server: BenchServer | null = null;
   try {
-    server = await startServer({ DATA_DIR: dir }, { build, healthyWithinMs: 600_000 });
-    const pid = server.pid;
-    const idleThreads = threadsOf(pid);
+    try {
+      server = await startServer({ DATA_DIR: dir }, { build, healthyWithinMs: 600_000, memoryLimit });
+    } catch (err) {
+      return { ended: (err as Error).message, failed: 0, serverPeakMb: Number.NaN };
+    }
     let failed = 0;
     let exporting = 0;
     const waiting: (() => void)[] = [];
@@ -87,15 +66,10 @@ export async function smallTenantsRun(build: Build, pristine: string, tenants: r
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
-    const answered = performance.now();
-    await namesSettledOrQuiet(server, tenants.length, 5000);
-    const threadsBack = await threadsBackTo(pid, idleThreads);
-    const files = openTenantFiles(pid, fs.realpathSync(path.join(dir, 'kls')));
-    const rssMb = server.rssMb();
-    const after = ((performance.now() - answered) / 1000).toFixed(0);
-    const threads = threadsBack ? `threads back to ${idleThreads}` : `threads NOT back to ${idleThreads} (${threadsOf(pid)})`;
-    console.log(`small tenants: RSS ${rssMb.toFixed(1)} MB (main arena ${mainArenaMb(pid).toFixed(1)}) read ${after} s after the last answer, ${threads}`);
-    return { rssMb, ...files, failed };
+    // the background work the requests started belongs to the run
+    if (server.ended() === null) await namesSettledOrQuiet(server, tenants.length, 5000);
+    const ended = server.ended();
+    return { ended: ended === null ? null : `${ended} ${failed > 0 ? 'during' : 'after'} the requests`, failed, serverPeakMb: ended === null ? server.peakMb() : Number.NaN };
   } finally {
     await server?.stop();
     fs.rmSync(dir, { recursive: true, force: true });

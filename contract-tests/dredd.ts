@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_MODES } from '../src/http/not-implemented.js';
+import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_MODES } from '../src/operations/not-implemented.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 

@@ -1,6 +1,8 @@
-// Dredd hooks: every transaction Dredd builds from openapi.yaml (one per operation and declared status) is
-// either set up here so the server really answers that status, or skipped for a stated reason (printed per
-// transaction at the end):
+// Dredd hooks: every transaction Dredd builds from openapi.yaml (one per operation, declared status and media
+// type; a declared answer Dredd made no transaction of fails the run) is either set up here so the server really
+// answers that status, or skipped for a stated reason (printed per transaction at the end); a status no setup
+// knows fails. Every header the contract declares for the answer, required or not, is expected in it: where its
+// absence is the contract's own case, the setup says why and drops it.
 //  - the operation is on the server's not-implemented list (passed in NOT_IMPLEMENTED_OPS by run.ts);
 //  - the status needs what this run does not have: against a deployment (CONTRACT_MODE=endpoint) everything is
 //    prepared through the API only, so files on the server's disk, a second token or spending the caller's
@@ -28,6 +30,8 @@ const SIGN_IN = process.env.CONTRACT_SIGN_IN === 'on';
 const TOKENS = JSON.parse(process.env.CONTRACT_TOKENS || '{}');
 const ADMIN = TOKENS.admin ? { Authorization: `Bearer ${TOKENS.admin}` } : {};
 const AMBIGUOUS_TENANT = 'rehaklinik';
+/** The local run's app database, `postgresql` or `sqlite` (contract-tests/local-world.ts); unset against a deployment. */
+const APP_DB = process.env.CONTRACT_APP_DB || null;
 
 const doc = YAML.parse(fs.readFileSync(path.join(__dirname, '..', 'openapi.yaml'), 'utf8'));
 const deref = (node) => {
@@ -47,6 +51,27 @@ for (const [template, item] of Object.entries(doc.paths)) {
   }
 }
 routes.sort((a, b) => b.literal - a.literal);
+
+/** The names of the headers the contract declares for answer `status` of the route's operation. */
+function declaredHeaders(route, status) {
+  const response = deref(route.op.responses[String(status)]);
+  return Object.keys((response && response.headers) || {});
+}
+
+/** `METHOD template status media-type` of an answer (the media type without parameters; empty without a body). */
+const answerKey = (route, status, mediaType) => `${route.method} ${route.template} ${status} ${(mediaType || '').split(';')[0].trim()}`;
+
+/** Every answer the contract declares, by answerKey. */
+function declaredAnswers() {
+  const answers = new Set();
+  for (const route of routes) {
+    for (const [status, response] of Object.entries(route.op.responses)) {
+      const mediaTypes = Object.keys(deref(response).content || {});
+      for (const mediaType of mediaTypes.length > 0 ? mediaTypes : ['']) answers.add(answerKey(route, status, mediaType));
+    }
+  }
+  return answers;
+}
 
 /** True when the operation needs a bearer token with sign-in (its effective `security` is not empty). */
 function needsToken(route) {
@@ -216,7 +241,35 @@ function skip(transaction, reason) {
   skipped.push(`${transaction.name}: ${reason}`);
 }
 
+/** Declared answers Dredd made no transaction of (its parser drops what it cannot read); the first transaction fails with them. */
+let untested = [];
+hooks.beforeAll((transactions, done) => {
+  const made = new Set();
+  for (const transaction of transactions) {
+    const route = routeOf(transaction);
+    if (route) made.add(answerKey(route, transaction.expected.statusCode, transaction.expected.headers['Content-Type']));
+  }
+  untested = [...declaredAnswers()].filter((answer) => !made.has(answer));
+  // Without sign-in a limit counts per client address, and every transaction comes from one: the 429s of
+  // per-minute limits run last (Dredd runs this array in its order), so that no transaction meets a spent limit.
+  if (!SIGN_IN && !ENDPOINT) {
+    const spendsPerMinute = (transaction) => {
+      const route = routeOf(transaction);
+      return Number(transaction.expected.statusCode) === 429 && route !== undefined && route.op['x-cost'] !== 'export';
+    };
+    const last = transactions.filter(spendsPerMinute);
+    const first = transactions.filter((transaction) => !spendsPerMinute(transaction));
+    transactions.splice(0, transactions.length, ...first, ...last);
+  }
+  done();
+});
+
 hooks.beforeEach((transaction, done) => {
+  if (untested.length > 0) {
+    transaction.fail = `Dredd made no transaction of these answers of openapi.yaml: ${untested.join('; ')}`;
+    untested = [];
+    return done();
+  }
   const route = routeOf(transaction);
   if (!route) {
     transaction.fail = `no operation of openapi.yaml matches ${transaction.request.method} ${transaction.request.uri}`;
@@ -225,6 +278,11 @@ hooks.beforeEach((transaction, done) => {
   const operationId = route.op.operationId;
   const status = Number(transaction.expected.statusCode);
   transaction.operationId = operationId;
+  // the contract, not Dredd's reading of it, says which headers the answer carries
+  const expectedNames = Object.keys(transaction.expected.headers).map((name) => name.toLowerCase());
+  for (const name of declaredHeaders(route, status)) {
+    if (!expectedNames.includes(name.toLowerCase())) transaction.expected.headers[name] = '';
+  }
   if (TOKENS.admin && needsToken(route)) transaction.request.headers.Authorization = ADMIN.Authorization;
   if (NOT_IMPLEMENTED.has(operationId)) {
     skip(transaction, 'not implemented in this build (server 501 list)');
@@ -284,6 +342,8 @@ hooks.beforeEach((transaction, done) => {
         return false;
       },
       endpoint: ENDPOINT,
+      signIn: SIGN_IN,
+      appDatabase: APP_DB,
       /** Points the request at a tenant whose file does not open (503); a deployment has none. */
       brokenTenant: () => {
         if (ENDPOINT) skip(transaction, 'needs a tenant whose file cannot be opened (only in the run that starts its own server)');
@@ -371,27 +431,29 @@ function genericSetup(transaction, route, operationId, status, done) {
       return done();
     case 501:
       return done();
-    case 503:
-      // store mode makes a tenant wait for its download; the local run is in local mode
-      skip(transaction, 'no way to make this operation wait for a tenant in local mode (test/api covers store mode)');
-      return done();
     default:
-      skip(transaction, `no way to provoke ${status} against a healthy server`);
+      // 503 too: each operation's cause (a tenant file, the app database, KLS_DIR) is set up in setups/
+      transaction.fail = `no setup provokes ${status} for ${operationId}: add one in contract-tests/setups/ (or a skip there that says why it cannot be reached)`;
       return done();
   }
 }
 
 /**
- * Sends the transaction's own request with a token of its own subject until the server answers 429, so that the
- * transaction itself is refused; every request counts against a per-minute limit whatever it answers.
+ * Sends the transaction's own request until the server answers 429, so that the transaction itself is refused;
+ * every request counts against a per-minute limit whatever it answers. With sign-in as a token of its own
+ * subject; without, as the one client address every transaction comes from (beforeAll runs these last).
  */
 async function spendLimit(transaction, operationId) {
-  const token = TOKENS.limited && TOKENS.limited[operationId];
-  if (!token) throw new Error(`run.ts passed no limited token for ${operationId}`);
-  transaction.request.headers.Authorization = `Bearer ${token}`;
+  let headers = {};
+  if (SIGN_IN) {
+    const token = TOKENS.limited && TOKENS.limited[operationId];
+    if (!token) throw new Error(`run.ts passed no limited token for ${operationId}`);
+    headers = { Authorization: `Bearer ${token}` };
+    transaction.request.headers.Authorization = headers.Authorization;
+  }
   const body = transaction.request.body ? JSON.parse(transaction.request.body) : undefined;
   for (let i = 0; i < 200; i++) {
-    const res = await request(transaction, transaction.request.method, transaction.request.uri, body, { Authorization: `Bearer ${token}` });
+    const res = await request(transaction, transaction.request.method, transaction.request.uri, body, headers);
     if (res.status === 429) return;
   }
   throw new Error('200 requests did not reach the limit');

@@ -1,7 +1,7 @@
 // The server the contract tests check when no --endpoint is given, with everything around it: demo data plus
 // tenants that provoke the rarer statuses, local fakes of GitHub and Anthropic, a local OpenID provider (sign-in
-// on: the hooks get its tokens), PostgreSQL as app database (the hooks stop and start it through a control
-// endpoint), and the real server on a free port, logging to a file.
+// on: the hooks get its tokens), PostgreSQL or SQLite as app database (the hooks take it away and give it back
+// through a control endpoint), and the real server on a free port, logging to a file.
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,7 +14,7 @@ import { startFakeAnthropic } from '../test/helpers/fake-anthropic.js';
 import { demoRepoBehaviours, startFakeGitHub } from '../test/helpers/fake-github.js';
 import { OidcProvider } from '../test/helpers/oidc-provider.js';
 import { freePort } from '../test/helpers/ports.js';
-import { startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
+import { startPostgres } from '../test/helpers/postgres.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -29,13 +29,20 @@ export interface LocalWorld {
   close(): Promise<void>;
 }
 
-/** How the local server is started: with sign-in (`AUTH_MODE=oidc`, the default) or without (`AUTH_MODE=none`). */
+/** The app databases the server runs on: `APP_DB_URL` of PostgreSQL, or the default SQLite file in `DATA_DIR`. */
+export type AppDatabaseKind = 'postgresql' | 'sqlite';
+
+/**
+ * How the local server is started: with sign-in (`AUTH_MODE=oidc`, the default) or without (`AUTH_MODE=none`), on
+ * PostgreSQL (the default, as several instances run) or on SQLite (as `npm start` runs).
+ */
 export interface LocalWorldOptions {
   readonly signIn?: boolean;
+  readonly appDatabase?: AppDatabaseKind;
 }
 
 /** Builds the local world in `dataDir` (which the caller removes). */
-export async function startLocalWorld(dataDir: string, { signIn = true }: LocalWorldOptions = {}): Promise<LocalWorld> {
+export async function startLocalWorld(dataDir: string, { signIn = true, appDatabase = 'postgresql' }: LocalWorldOptions = {}): Promise<LocalWorld> {
   generateDemo({ out: dataDir });
   const klsDir = path.join(dataDir, 'kls');
   // Drift and narratives call out: local fakes speaking the GitHub and Anthropic wire formats answer them
@@ -54,11 +61,14 @@ export async function startLocalWorld(dataDir: string, { signIn = true }: LocalW
   const gitConfig = path.join(dataDir, 'gitconfig');
   fs.writeFileSync(gitConfig, '[user]\n\tname = Contract Tester\n\temail = contract@example.org\n');
 
-  // The app database is PostgreSQL, as several instances run it; the hooks stop and start it through a control
-  // server to see every collaboration operation answer 503 while it is down (and the server recover without restart).
-  const postgres = await startPostgres();
-  const appDbUrl = await postgres.createDatabase('contract');
-  const control = await startControl(postgres);
+  // The hooks take the app database away through a control server to see every collaboration operation answer 503
+  // (and the server recover without restart): PostgreSQL is stopped; SQLite's write lock is held by another
+  // connection, as a second process would hold it, longer than the server's lock timeout.
+  const postgres = appDatabase === 'postgresql' ? await startPostgres() : null;
+  const appDbEnv: Record<string, string> =
+    postgres === null ? { APP_DB_LOCK_TIMEOUT_MS: String(SQLITE_LOCK_TIMEOUT_MS) } : { APP_DB_URL: await postgres.createDatabase('contract') };
+  const appDbSwitch: AppDatabaseSwitch = postgres === null ? sqliteLockHolder(path.join(dataDir, 'app.sqlite')) : { stop: () => postgres.stop(), start: () => postgres.start() };
+  const control = await startControl(appDbSwitch);
   const provider = await OidcProvider.start();
   const tokens = {
     admin: await provider.token({ sub: 'dredd-admin', name: 'Contract Tester', roles: ['admin'], tenants: ['*'] }, { expiresIn: 3600 }),
@@ -84,7 +94,7 @@ export async function startLocalWorld(dataDir: string, { signIn = true }: LocalW
     env: {
       ...process.env, PORT: String(port), DATA_DIR: dataDir, KLS_DIR: klsDir, LOG_LEVEL: 'error', GIT_CONFIG_GLOBAL: gitConfig,
       GITHUB_API_URL: github.url, GITHUB_TOKEN: '', ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: anthropicKey,
-      APP_DB_URL: appDbUrl,
+      ...appDbEnv,
       ...(signIn ? { AUTH_MODE: 'oidc', OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience } : { AUTH_MODE: 'none' }),
       // with sign-in, Host names are checked only when listed: loopback names and this one are accepted
       ALLOWED_HOSTS: 'desk.invalid',
@@ -97,7 +107,8 @@ export async function startLocalWorld(dataDir: string, { signIn = true }: LocalW
     await exited;
     fs.closeSync(logFd);
     await Promise.all([github.close(), anthropic.close(), provider.close(), control.close()]);
-    await postgres.close();
+    if (postgres === null) await appDbSwitch.start();
+    else await postgres.close();
   };
   try {
     await waitForHealth(url, Date.now() + 60_000);
@@ -114,8 +125,10 @@ export async function startLocalWorld(dataDir: string, { signIn = true }: LocalW
       CONTRACT_DATA_DIR: dataDir,
       CONTRACT_KLS_DIR: klsDir,
       CONTRACT_FAKE_ANTHROPIC_URL: anthropic.url,
-      CONTRACT_TOKENS: JSON.stringify(tokens),
+      // without sign-in the transactions carry no token, as a client of such a server sends none
+      CONTRACT_TOKENS: JSON.stringify(signIn ? tokens : {}),
       CONTRACT_CONTROL_URL: control.url,
+      CONTRACT_APP_DB: appDatabase,
     },
     everyRoleToken: signIn ? tokens.everyRole : null,
     logTail: (lines) => fs.readFileSync(serverLog, 'utf8').split('\n').slice(-lines).join('\n'),
@@ -154,10 +167,40 @@ function addBulkTenant(klsDir: string): void {
   }
 }
 
+/** How long the server's SQLite waits for a write lock in this world: the 503 transactions wait this long. */
+const SQLITE_LOCK_TIMEOUT_MS = 300;
+
+/** Taking the app database away and giving it back. */
+interface AppDatabaseSwitch {
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/**
+ * SQLite's write lock taken by a connection of this process (`BEGIN IMMEDIATE`) and released: the server's writes
+ * wait for it and answer 503. Its reads go on (WAL: a reader waits for no writer).
+ */
+function sqliteLockHolder(file: string): AppDatabaseSwitch {
+  let holder: Database.Database | null = null;
+  return {
+    async stop() {
+      if (holder !== null) return;
+      holder = new Database(file);
+      holder.exec('BEGIN IMMEDIATE');
+    },
+    async start() {
+      if (holder === null) return;
+      holder.exec('ROLLBACK');
+      holder.close();
+      holder = null;
+    },
+  };
+}
+
 /** `POST /app-db/stop` and `/app-db/start` on loopback: the hooks' way to take the app database away and back. */
-async function startControl(postgres: TestPostgres): Promise<{ url: string; close: () => Promise<void> }> {
+async function startControl(appDb: AppDatabaseSwitch): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer((req, res) => {
-    const action = req.method === 'POST' ? { '/app-db/stop': () => postgres.stop(), '/app-db/start': () => postgres.start() }[req.url ?? ''] : undefined;
+    const action = req.method === 'POST' ? { '/app-db/stop': () => appDb.stop(), '/app-db/start': () => appDb.start() }[req.url ?? ''] : undefined;
     if (action === undefined) {
       res.writeHead(404).end();
       return;

@@ -1,8 +1,10 @@
-// `npm run test:contract [-- --endpoint <url> [--token <jwt>]]`: Dredd checks a server against openapi.yaml with
+// `npm run test:contract [-- --world <name> | --endpoint <url> [--token <jwt>]]`: Dredd checks a server against openapi.yaml with
 // contract-tests/hooks.cjs, and one closing line says `contract: N passed, N failed, N skipped`; the exit code is 1
 // on any failure.
 //  - Without --endpoint: the server and everything around it are started here (contract-tests/local-world.ts),
-//    so that every declared status can be provoked.
+//    so that every declared status can be provoked, once in each mode the server runs in: with and without
+//    sign-in, on PostgreSQL and on SQLite (`--world <name>` runs one of them). A header the contract declares
+//    but one mode does not send fails that mode's run.
 //  - With --endpoint: a server that is already running (staging, a container). The hooks prepare what they need
 //    through the API only; transactions that need more (files on the server's disk, a second token, spending
 //    the caller's limits) are skipped, each listed by name with its reason. --token (or CONTRACT_TOKEN) is the
@@ -13,7 +15,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { runDredd, type DreddOutcome } from './dredd.js';
-import { startLocalWorld } from './local-world.js';
+import { startLocalWorld, type LocalWorldOptions } from './local-world.js';
 
 /** `--name value` or `--name=value` from the command line. */
 function option(args: readonly string[], name: string): string | undefined {
@@ -32,14 +34,36 @@ function close(outcome: DreddOutcome, printOnFailure: () => void = () => {}): nu
   return failed ? 1 : 0;
 }
 
-async function againstLocalServer(workDir: string): Promise<number> {
-  const world = await startLocalWorld(workDir);
-  try {
-    const outcome = await runDredd(world.url, world.hookEnv, workDir);
-    return close(outcome, () => console.log(`server log (last 60 lines):\n${world.logTail(60)}`));
-  } finally {
-    await world.close();
+/** The modes the local server runs in, by name: each is checked by a run of its own. */
+const WORLDS: Readonly<Record<string, Required<LocalWorldOptions>>> = {
+  'sign-in-postgresql': { signIn: true, appDatabase: 'postgresql' },
+  'sign-in-sqlite': { signIn: true, appDatabase: 'sqlite' },
+  'no-sign-in-postgresql': { signIn: false, appDatabase: 'postgresql' },
+  'no-sign-in-sqlite': { signIn: false, appDatabase: 'sqlite' },
+};
+
+/** Runs Dredd against a local world in each of `names`, one after the other; the closing line sums them. */
+async function againstLocalServers(names: readonly string[], workDir: string): Promise<number> {
+  const total = { passed: 0, failed: 0, skipped: 0, clean: true };
+  for (const name of names) {
+    const dataDir = path.join(workDir, name);
+    fs.mkdirSync(dataDir);
+    console.log(`contract [${name}]: starting`);
+    const world = await startLocalWorld(dataDir, WORLDS[name]);
+    try {
+      const outcome = await runDredd(world.url, world.hookEnv, dataDir);
+      const failed = !outcome.clean || outcome.failed > 0 || outcome.passed === 0;
+      if (failed) console.log(`server log of ${name} (last 60 lines):\n${world.logTail(60)}`);
+      console.log(`contract [${name}]: ${outcome.passed} passed, ${outcome.failed} failed, ${outcome.skipped} skipped`);
+      total.passed += outcome.passed;
+      total.failed += outcome.failed;
+      total.skipped += outcome.skipped;
+      total.clean &&= !failed;
+    } finally {
+      await world.close();
+    }
   }
+  return close(total);
 }
 
 /** Checks that the deployment answers and whether it asks for a token; then runs Dredd against it. */
@@ -105,9 +129,14 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const endpoint = option(args, 'endpoint');
   const token = option(args, 'token') ?? (process.env.CONTRACT_TOKEN || undefined);
+  const world = option(args, 'world');
+  if (world !== undefined && !(world in WORLDS)) {
+    console.error(`--world must be one of ${Object.keys(WORLDS).join(', ')} (got "${world}")`);
+    return 2;
+  }
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-contract-'));
   try {
-    return endpoint === undefined ? await againstLocalServer(workDir) : await againstEndpoint(endpoint, token, workDir);
+    return endpoint === undefined ? await againstLocalServers(world === undefined ? Object.keys(WORLDS) : [world], workDir) : await againstEndpoint(endpoint, token, workDir);
   } finally {
     fs.rmSync(workDir, { recursive: true, force: true });
   }

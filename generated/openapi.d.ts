@@ -325,6 +325,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pipeline/{tenant}/graph_html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pipeline graph as HTML
+         * @description The artifact `graph_html` of the tenant file's `pipeline_artifacts` table: a
+         *     self-contained HTML document, sent as `text/html` with
+         *     `Cache-Control: public, max-age=3600` (1 hour) and a strong `ETag` (a hash of
+         *     the stored content); `If-None-Match` with the current ETag answers 304.
+         *
+         *     This path is more specific than `/api/pipeline/{tenant}/{artifact_key}` and is
+         *     matched first: it is the URL `getPipelineArtifact` with `artifact_key`
+         *     `graph_html` names, and it answers exactly as that operation always did. It is
+         *     an operation of its own because its one media type lets generated clients read
+         *     the document as text, which they cannot do for an operation whose media type
+         *     depends on a path value.
+         *
+         *     `Content-Security-Policy`: `default-src 'none'; script-src 'unsafe-inline';
+         *     style-src 'unsafe-inline'; img-src data:; sandbox allow-scripts` - the document
+         *     may run its own inline scripts and styles (interactive graphs), but in a
+         *     sandboxed opaque origin that cannot reach this server's cookies or storage, and
+         *     it can fetch nothing (no network requests, no external scripts, images only as
+         *     `data:` URLs).
+         *
+         *     404 when the tenant is unknown or the tenant file holds no `graph_html`. 503
+         *     while the tenant file is not usable.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
+         */
+        get: operations["getPipelineGraphHtml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/pipeline/{tenant}/{artifact_key}": {
         parameters: {
             query?: never;
@@ -350,6 +392,11 @@ export interface paths {
          *
          *     404 when the tenant is unknown, the tenant file holds no such artifact, or its
          *     `graph_json` is not a JSON object. 503 while the tenant file is not usable.
+         *
+         *     The URL with `graph_html` is the path of `getPipelineGraphHtml`, which is
+         *     matched first and answers as described here. Generated clients cannot read an
+         *     answer whose media type follows a path value: read the HTML graph through
+         *     `getPipelineGraphHtml`, and `graph_json` here.
          *
          *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
          */
@@ -1463,6 +1510,16 @@ export interface paths {
          * @description The OpenAPI document the server runs on, as written. Sent with
          *     `Cache-Control: no-cache` and an `ETag`; `If-None-Match` with the current ETag
          *     answers 304.
+         *
+         *     The same text goes out as `application/yaml` (RFC 9512) or as `text/yaml`, by
+         *     the request's `Accept`: `application/yaml` when it accepts that (no `Accept`,
+         *     any media type, `application/*`, `application/yaml`) and does not prefer
+         *     `text/yaml`;
+         *     `text/yaml` when `Accept` prefers it (`text/yaml` or `text/*` with a higher
+         *     q-value, or named first at the same one) or accepts neither. A client generated
+         *     by OpenAPI Generator's python generator asks for `application/problem+json`
+         *     (its choice among the media types of the operation) and reads only JSON and
+         *     `text/*` answers: it gets `text/yaml`.
          */
         get: operations["getOpenApiYaml"];
         put?: never;
@@ -1771,7 +1828,7 @@ export interface components {
             status: number;
             /**
              * @description Human-readable explanation of this occurrence.
-             * @example Unknown tenant 'kantonsspitl'.
+             * @example unknown tenant "kantonsspitl"; GET /api/jumpbar?mode=tenants lists the tenants you may use
              */
             detail: string;
             /**
@@ -1802,8 +1859,8 @@ export interface components {
              */
             name: string;
             /**
-             * @description What is wrong with the value.
-             * @example must have required property 'entity_id'
+             * @description What is wrong with the value; for a value outside an enum, the allowed values.
+             * @example must be one of: search, tenants, summary
              */
             message: string;
         };
@@ -1881,6 +1938,7 @@ export interface components {
             /** @description Database information. */
             db: components["schemas"]["HealthLocalDatabase"];
             /**
+             * Format: double
              * @description Total size of the tenant files in MB.
              * @example 18.6
              */
@@ -1949,6 +2007,7 @@ export interface components {
              */
             initialized: boolean;
             /**
+             * Format: double
              * @description Total size of the `kls.sqlite` files in service, in MB.
              * @example 18.6
              */
@@ -2192,6 +2251,7 @@ export interface components {
              */
             pack: string;
             /**
+             * Format: double
              * @description Size of the `kls.sqlite` in service in MB, `null` while no file is in service.
              * @example 6.1
              */
@@ -2312,6 +2372,7 @@ export interface components {
              */
             mtime: string;
             /**
+             * Format: double
              * @description Size of the file in MB, when the stat gives it.
              * @example 6.1
              */
@@ -2451,6 +2512,7 @@ export interface components {
              */
             low: number;
             /**
+             * Format: double
              * @description Sum of `money_at_risk` over all findings; 0 without findings.
              * @example 184250.5
              */
@@ -2645,6 +2707,7 @@ export interface components {
             /** @description Severity. */
             severity: components["schemas"]["Severity"];
             /**
+             * Format: double
              * @description Amount at risk (CHF); 0 when the signal has no amount column.
              * @example 12450
              */
@@ -2683,6 +2746,7 @@ export interface components {
             /** @description Severity. */
             severity: components["schemas"]["Severity"];
             /**
+             * Format: double
              * @description Amount at risk (CHF).
              * @example 12450
              */
@@ -3151,8 +3215,16 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A cell embedding a dimension view - a saved view (`view_id`) or an ad-hoc one (`entity` and `params`); one of the two is required. */
-        ViewCellInput: ({
+        /**
+         * @description A cell embedding a dimension view: a saved view (`view_id`) or an ad-hoc one
+         *     (`entity` and `params`). One of the two is required (both may be sent); a view
+         *     cell with neither, or with only one of `entity` and `params`, is refused with 400
+         *     (`errors[]` entry on `cell` or `updates`). The rule is stated here in words, not
+         *     as an `anyOf` of the two forms: OpenAPI Generator's java, go and python clients
+         *     turn such an `anyOf` into a wrapper of the two forms without `type`, which cannot
+         *     send a view cell.
+         */
+        ViewCellInput: {
             /**
              * @description Cell type. (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -3180,20 +3252,6 @@ export interface components {
             author?: string;
         } & {
             [key: string]: unknown;
-        }) | components["schemas"]["SavedViewChoice"] | components["schemas"]["AdHocViewChoice"];
-        /** @description The half of `ViewCellInput` that names a saved view. */
-        SavedViewChoice: {
-            /** @description A saved view. */
-            view_id: components["schemas"]["Uuid"];
-        };
-        /** @description The half of `ViewCellInput` that describes an ad-hoc view. */
-        AdHocViewChoice: {
-            /** @description Entity key of the dimension (ad-hoc view). */
-            entity: components["schemas"]["DimensionEntity"];
-            /** @description View parameters (ad-hoc view). */
-            params: {
-                [key: string]: unknown;
-            };
         };
         /** @description A cell referring to a searchable item (signal, taxonomy, glossary entry, ...). */
         ReferenceCellInput: {
@@ -3739,6 +3797,7 @@ export interface components {
              */
             max: number;
             /**
+             * Format: double
              * @description Mean fan-out over `nodes` (0 without shared members).
              * @example 1.25
              */
@@ -3830,16 +3889,19 @@ export interface components {
         /** @description Coverage ratios between 0 and 1 (0 when the denominator is 0). */
         CardinalityRatios: {
             /**
+             * Format: double
              * @description sharedMembers / membersA.
              * @example 0.6667
              */
             coverageA: number;
             /**
+             * Format: double
              * @description sharedMembers / membersB.
              * @example 0.8
              */
             coverageB: number;
             /**
+             * Format: double
              * @description sharedMembers / (membersA + membersB - sharedMembers).
              * @example 0.5714
              */
@@ -3855,7 +3917,9 @@ export interface components {
          *     before it is parsed; a path segment
          *     that is not percent-encoded UTF-8, or holds a character a URI may carry only
          *     percent-encoded, is refused before the body is read, and a query of more than
-         *     256 parameters before its parameters are validated.
+         *     256 parameters before its parameters are validated. A value outside an enum is
+         *     told the allowed values (`must be one of: …`, never the value sent); `detail`
+         *     names at most the first 10 issues.
          */
         BadRequest: {
             headers: {
@@ -3868,13 +3932,13 @@ export interface components {
                  *       "type": "https://analytics-desk.example/problems/validation-failed",
                  *       "title": "Request validation failed",
                  *       "status": 400,
-                 *       "detail": "The request has 1 invalid value.",
-                 *       "instance": "/api/explain",
+                 *       "detail": "query mode: must be one of: search, tenants, summary",
+                 *       "instance": "/api/jumpbar",
                  *       "errors": [
                  *         {
                  *           "in": "query",
-                 *           "name": "entity_id",
-                 *           "message": "must have required property 'entity_id'"
+                 *           "name": "mode",
+                 *           "message": "must be one of: search, tenants, summary"
                  *         }
                  *       ]
                  *     }
@@ -3884,8 +3948,9 @@ export interface components {
         };
         /**
          * @description Unknown path, unknown tenant (with sign-in also a tenant outside the caller's
-         *     tenants claim, answered the same way), or the resource the operation names does
-         *     not exist (see the operation's description).
+         *     tenants claim, answered the same way; `detail` points to `GET /api/jumpbar?mode=tenants`,
+         *     which lists the tenants the caller may use), or the resource the operation names
+         *     does not exist (see the operation's description).
          */
         NotFound: {
             headers: {
@@ -3898,7 +3963,7 @@ export interface components {
                  *       "type": "https://analytics-desk.example/problems/tenant-not-found",
                  *       "title": "Tenant not found",
                  *       "status": 404,
-                 *       "detail": "Unknown tenant 'kantonsspitl'.",
+                 *       "detail": "unknown tenant \"kantonsspitl\"; GET /api/jumpbar?mode=tenants lists the tenants you may use",
                  *       "instance": "/api/db-status/kantonsspitl"
                  *     }
                  */
@@ -4362,7 +4427,11 @@ export interface components {
                 "application/json": components["schemas"]["OkResult"];
             };
         };
-        /** @description The tenant's notebook (after the change, for writes) and its tag. */
+        /**
+         * @description The tenant's notebook (after the change, for writes), its tag, and `Cache-Control`
+         *     `private, no-cache` (the read and the writes alike: a client keeps either answer as
+         *     its copy and revalidates it with the read).
+         */
         NotebookOk: {
             headers: {
                 "X-Build-Label": components["headers"]["XBuildLabel"];
@@ -4665,8 +4734,8 @@ export interface components {
          *     artifact and report `public, max-age=3600`; drift `private, max-age=<seconds left>`
          *     (at most 300; at most 30 for failure statuses); db-status, store-status,
          *     dimension export and metrics `no-store`; `/openapi.yaml`, `/openapi.json` and `/docs` `no-cache`; docs
-         *     assets `public, max-age=86400`; the notebook, notes, saved views and signal
-         *     definitions `private, no-cache`. With sign-in (`AUTH_MODE=oidc`) every response of
+         *     assets `public, max-age=86400`; the notebook (also the answers of `PUT` and `DELETE`
+         *     of a cell), notes, saved views and signal definitions `private, no-cache`. With sign-in (`AUTH_MODE=oidc`) every response of
          *     an operation that needs a token is `private` instead of `public` (also sent when
          *     the operation sets no policy) and carries `Vary: Authorization`: no shared cache
          *     stores it.
@@ -5128,6 +5197,47 @@ export interface operations {
                     "image/svg+xml": string;
                     "image/jpeg": string;
                     "image/webp": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["TenantUnavailable"];
+        };
+    };
+    getPipelineGraphHtml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
+                 *     (`ost.kantonsspital`). Unknown: 404; slug in two packs: 409; file still
+                 *     downloading (store mode): 503.
+                 * @example kantonsspital
+                 */
+                tenant: components["parameters"]["TenantPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pipeline graph as a self-contained HTML document. */
+            200: {
+                headers: {
+                    "X-Build-Label": components["headers"]["XBuildLabel"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             304: components["responses"]["NotModified"];
@@ -7581,6 +7691,7 @@ export interface operations {
                 };
                 content: {
                     "application/yaml": string;
+                    "text/yaml": string;
                 };
             };
             304: components["responses"]["NotModified"];

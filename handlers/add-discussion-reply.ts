@@ -1,8 +1,8 @@
-import { recordedAuthor } from '../src/auth/caller.js';
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { ifMatchOf } from '../src/http/conditional.js';
-import { problemResult } from '../src/http/results.js';
+import { recordedAuthor } from '../src/operations/authors.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { ifMatchOf } from '../src/common/entity-tags.js';
+import { problemResult } from '../src/operations/results.js';
 
 /** POST /{tenant}/api/notebook/cells/{cell_id}/discussion: appends a reply; 404 unless the cell is a discussion, 412 when `If-Match` fails. */
 export async function addDiscussionReply(input: Input<'addDiscussionReply'>, deps: Deps): Promise<Result<'addDiscussionReply'>> {

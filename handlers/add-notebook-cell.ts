@@ -1,7 +1,7 @@
-import { recordedAuthor } from '../src/auth/caller.js';
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { ifMatchOf } from '../src/http/conditional.js';
+import { recordedAuthor } from '../src/operations/authors.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { ifMatchOf } from '../src/common/entity-tags.js';
 
 /**
  * POST /{tenant}/api/notebook/cells: appends a cell; 201 with the updated notebook, its tag and the new cell's path in
@@ -17,5 +17,5 @@ export async function addNotebookCell(input: Input<'addNotebookCell'>, deps: Dep
   );
   // where the new cell is changed and deleted, under the tenant as the request named it
   const location = `/${encodeURIComponent(input.path.tenant)}/api/notebook/cells/${added.cellId}`;
-  return { status: 201, body: { notebook: added.notebook }, headers: { ETag: added.etag, Location: location }, touched: { cell_id: added.cellId } };
+  return { status: 201, body: { notebook: added.notebook }, headers: { ETag: added.etag, Location: location }, createdIds: { cell_id: added.cellId } };
 }

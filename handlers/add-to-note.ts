@@ -1,9 +1,9 @@
-import { recordedAuthor } from '../src/auth/caller.js';
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { ifMatchOf } from '../src/http/conditional.js';
-import { invalidRequest } from '../src/http/errors.js';
-import { problemResult } from '../src/http/results.js';
+import { recordedAuthor } from '../src/operations/authors.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { ifMatchOf } from '../src/common/entity-tags.js';
+import { invalidRequest } from '../src/common/problems.js';
+import { problemResult } from '../src/operations/results.js';
 
 /** Used when a reply names no author and the git identity has no `user.name`. */
 const UNKNOWN_AUTHOR = 'unknown';
@@ -18,7 +18,7 @@ export async function addToNote(input: Input<'addToNote'>, deps: Deps): Promise<
   if (cell !== undefined && reply === undefined && cellId === undefined) {
     const author = recordedAuthor(input.caller, undefined);
     const added = await deps.notes.addCell(tenant.compositeId, noteId, { cell: cell as Record<string, unknown>, author }, precondition);
-    return added === null ? noNote() : { status: 200, body: { cell_id: added.cellId }, headers: { ETag: added.etag }, touched: { cell_id: added.cellId } };
+    return added === null ? noNote() : { status: 200, body: { cell_id: added.cellId }, headers: { ETag: added.etag }, createdIds: { cell_id: added.cellId } };
   }
   if (reply !== undefined && cellId !== undefined && cell === undefined) {
     const author = recordedAuthor(input.caller, reply.author) ?? (await deps.identity(tenant)).name ?? UNKNOWN_AUTHOR;

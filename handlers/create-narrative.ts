@@ -1,6 +1,6 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { problemResult } from '../src/http/results.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { problemResult } from '../src/operations/results.js';
 
 /** POST /api/explain-narrative: 3 to 4 sentences on a finding, written by the language model. */
 export async function createNarrative(input: Input<'createNarrative'>, deps: Deps): Promise<Result<'createNarrative'>> {
@@ -13,7 +13,7 @@ export async function createNarrative(input: Input<'createNarrative'>, deps: Dep
   const entry = deps.tenants.resolve(tenant, { in: 'body', name: 'tenant' });
   const written = await deps.narratives.write(await deps.tenants.lease(entry), { ...finding, time_bucket: finding.time_bucket ?? null }, locale);
   // what went to the language-model API, for the audit line: the Gold rows in the prompt
-  const audit = { probe_id: finding.probe_id, entity_type: finding.entity_type, entity_id: finding.entity_id, rows: written.rows, model: written.ok ? written.model : null };
-  if (!written.ok) return { ...problemResult('bad-gateway', written.message), audit };
-  return { status: 200, body: { narrative: written.narrative, model: written.model }, audit };
+  const auditDetails = { probe_id: finding.probe_id, entity_type: finding.entity_type, entity_id: finding.entity_id, rows: written.rows, model: written.ok ? written.model : null };
+  if (!written.ok) return { ...problemResult('bad-gateway', written.message), auditDetails };
+  return { status: 200, body: { narrative: written.narrative, model: written.model }, auditDetails };
 }

@@ -1,6 +1,6 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { ifMatchOf } from '../src/http/conditional.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { ifMatchOf } from '../src/common/entity-tags.js';
 
 /** DELETE /{tenant}/api/notes/{note_id}: deletes the note, or only the cell `cell_id`; `ok:false` when missing, 412 when `If-Match` fails. */
 export async function deleteNote(input: Input<'deleteNote'>, deps: Deps): Promise<Result<'deleteNote'>> {

@@ -1,6 +1,6 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { ifMatchOf } from '../src/http/conditional.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { ifMatchOf } from '../src/common/entity-tags.js';
 
 /** DELETE /api/views: deletes a view; `ok:false` for an unknown view, 412 when `If-Match` fails. */
 export async function deleteView(input: Input<'deleteView'>, deps: Deps): Promise<Result<'deleteView'>> {

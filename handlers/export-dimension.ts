@@ -1,7 +1,6 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { problemResult } from '../src/http/results.js';
-import { startDimensionExport } from '../src/dimensions/export.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { problemResult } from '../src/operations/results.js';
 
 type ExportQueryName = keyof Input<'exportDimension'>['query'];
 /** Query names the contract declares; any other key must be a column filter `f.<column>`. */
@@ -9,22 +8,9 @@ const DECLARED_QUERY = ['q', 'sort', 'order', 'filters', 'filter'] as const sati
 
 /** GET /{tenant}/dimensions/{entity}/export: the dimension table as streamed CSV. */
 export async function exportDimension(input: Input<'exportDimension'>, deps: Deps): Promise<Result<'exportDimension'>> {
-  let rows = 0;
-  const started = await startDimensionExport(deps.tenants, {
-    tenant: input.path.tenant,
-    entity: input.path.entity,
-    // the raw query: `f.<column>` keys are free-form (the contract's `filters` parameter) and `filter` values name
-    // columns too; both are checked against the table
-    query: input.query as Readonly<Record<string, unknown>>,
-    declaredQuery: DECLARED_QUERY,
-    readers: deps.readers,
-    exportedRows: {
-      inc(amount = 1) {
-        rows += amount;
-        deps.metrics.exportedRows.inc(amount);
-      },
-    },
-  });
+  // the raw query: `f.<column>` keys are free-form (the contract's `filters` parameter) and `filter` values name
+  // columns too; both are checked against the table
+  const started = await deps.exports.start(deps.tenants.resolve(input.path.tenant), input.path.entity, input.query as Readonly<Record<string, unknown>>, DECLARED_QUERY);
   if ('missing' in started) return problemResult('not-found', started.missing);
   const headers: Record<string, string> = {
     'Content-Disposition': `attachment; filename="${started.entity}.csv"`,
@@ -32,5 +18,5 @@ export async function exportDimension(input: Input<'exportDimension'>, deps: Dep
   };
   if (started.truncated) headers['X-Export-Truncated'] = 'true';
   // the audit line is written when the stream has closed, with the rows it carried
-  return { status: 200, contentType: 'text/csv; charset=utf-8', body: started.csv, headers, audit: { entity: started.entity, rows: () => rows, truncated: started.truncated } };
+  return { status: 200, contentType: 'text/csv; charset=utf-8', body: started.csv, headers, auditDetails: { entity: started.entity, rows: () => started.rows, truncated: started.truncated } };
 }

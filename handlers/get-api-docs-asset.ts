@@ -1,10 +1,9 @@
-import type { Deps } from '../src/ports.js';
-import { readDocAsset } from '../src/docs/swagger-ui.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
 
 /** GET /docs/{asset}: one Swagger UI file. */
-export async function getApiDocsAsset(input: Input<'getApiDocsAsset'>, _deps: Deps): Promise<Result<'getApiDocsAsset'>> {
-  const asset = readDocAsset(input.path.asset);
+export async function getApiDocsAsset(input: Input<'getApiDocsAsset'>, deps: Deps): Promise<Result<'getApiDocsAsset'>> {
+  const asset = deps.docs.asset(input.path.asset);
   return {
     status: 200,
     contentType: asset.mediaType,

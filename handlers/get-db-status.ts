@@ -1,5 +1,5 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
 
 /** GET /api/db-status/{tenant}: generation and file stat, no database query. */
 export async function getDbStatus(input: Input<'getDbStatus'>, deps: Deps): Promise<Result<'getDbStatus'>> {

@@ -1,5 +1,5 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
 
 /** GET /health/live: 200 while the process runs, whatever its databases say (liveness probe). */
 export async function getHealthLive(_input: Input<'getHealthLive'>, deps: Deps): Promise<Result<'getHealthLive'>> {

@@ -1,5 +1,5 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
 
 /**
  * GET /api/identity: the caller. Without sign-in the git user name and email (the tenant's work tree first),

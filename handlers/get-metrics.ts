@@ -1,6 +1,6 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { problemResult } from '../src/http/results.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { problemResult } from '../src/operations/results.js';
 
 /** GET /metrics: the Prometheus text exposition; 404 like an unknown route with METRICS=off. */
 export async function getMetrics(_input: Input<'getMetrics'>, deps: Deps): Promise<Result<'getMetrics'>> {

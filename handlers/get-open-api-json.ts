@@ -1,6 +1,6 @@
-import type { Deps } from '../src/ports.js';
+import type { Deps } from '../src/ports/deps.js';
 import type { components } from '../generated/openapi.js';
-import type { Input, Result } from '../src/http/contract.js';
+import type { Input, Result } from '../src/operations/contract.js';
 
 /** GET /openapi.json: the contract as JSON. */
 export async function getOpenApiJson(_input: Input<'getOpenApiJson'>, deps: Deps): Promise<Result<'getOpenApiJson'>> {

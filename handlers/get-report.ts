@@ -1,28 +1,28 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { problemResult } from '../src/http/results.js';
-import { parseRange } from '../src/content/byte-range.js';
-import { etagMatches } from '../src/content/etag.js';
-import { readReport, reportDisposition } from '../src/content/report.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { rangeTagHolds } from '../src/common/entity-tags.js';
+import { parseRange } from '../src/operations/byte-range.js';
+import { holdsTag, problemResult } from '../src/operations/results.js';
 
 /** GET /api/reports/{tenant}/{report_key}: the PDF, whole (200) or one byte range (206/416); 404 when absent. */
 export async function getReport(input: Input<'getReport'>, deps: Deps): Promise<Result<'getReport'>> {
   const key = input.path.report_key;
-  const report = await deps.tenants.withKls(input.path.tenant, (db) => readReport(db, key));
+  const report = await deps.content.report(deps.tenants.resolve(input.path.tenant), key);
   if (report === null) return problemResult('not-found', `tenant "${input.path.tenant}" has no report "${key}"`);
   const size = report.pdf.length;
   const headers = {
     'Cache-Control': 'public, max-age=3600',
     ETag: report.etag,
-    'Content-Disposition': reportDisposition(key),
+    // shown inline, saved as <key>.pdf (the key's pattern needs no escaping)
+    'Content-Disposition': `inline; filename="${key}.pdf"`,
     'Accept-Ranges': 'bytes',
   };
   const whole = { status: 200, contentType: 'application/pdf', body: report.pdf, headers } as const;
-  // If-None-Match wins over Range (RFC 9110 13.2.2): a matching tag becomes 304 in the adapter.
-  if (etagMatches(input.headers['if-none-match'], report.etag)) return whole;
+  // If-None-Match wins over Range (RFC 9110 13.2.2): a held tag is answered 304 at the edge.
+  if (holdsTag(input.headers)(report.etag)) return whole;
   // If-Range naming another representation: the client's parts are stale, send everything.
   const ifRange = input.headers['if-range'];
-  if (ifRange !== undefined && !etagMatches(ifRange, report.etag)) return whole;
+  if (ifRange !== undefined && !rangeTagHolds(ifRange, report.etag)) return whole;
   const range = parseRange(input.headers['range'], size);
   if (range.kind === 'whole') return whole;
   if (range.kind === 'unsatisfiable') {

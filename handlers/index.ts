@@ -1,5 +1,5 @@
-import type { HandlerMap, OperationId } from '../src/http/contract.js';
-import { notImplementedHandlers, type NotImplementedOperation } from '../src/http/not-implemented.js';
+import type { HandlerMap, OperationId } from '../src/operations/contract.js';
+import { notImplementedHandlers, type NotImplementedOperation } from '../src/operations/not-implemented.js';
 import { getApiDocs } from './get-api-docs.js';
 import { getApiDocsAsset } from './get-api-docs-asset.js';
 import { getDbStatus } from './get-db-status.js';
@@ -17,6 +17,7 @@ import { refreshStoreViaGet } from './refresh-store-via-get.js';
 import { explainEntity } from './explain-entity.js';
 import { explainFinding } from './explain-finding.js';
 import { getPipelineArtifact } from './get-pipeline-artifact.js';
+import { getPipelineGraphHtml } from './get-pipeline-graph-html.js';
 import { getReport } from './get-report.js';
 import { getTenantLogo } from './get-tenant-logo.js';
 import { exportDimension } from './export-dimension.js';
@@ -65,6 +66,7 @@ const implemented = {
   getMetrics,
   getTenantLogo,
   getPipelineArtifact,
+  getPipelineGraphHtml,
   getReport,
   explainEntity,
   explainFinding,

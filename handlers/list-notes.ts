@@ -1,11 +1,11 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { holdsTag, notModified, taggedHeaders } from '../src/http/conditional.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { holdsTag, notModified, taggedHeaders } from '../src/operations/results.js';
 
 /** GET /{tenant}/api/notes: summaries of the tenant's notes, most recently updated first; 304 while `If-None-Match` names them. */
 export async function listNotes(input: Input<'listNotes'>, deps: Deps): Promise<Result<'listNotes'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
   const read = await deps.notes.list(tenant.compositeId, holdsTag(input.headers));
-  if (read.value === null) return notModified(input.headers, read.etag);
+  if (read.value === null) return notModified(read.etag);
   return { status: 200, body: { notes: read.value }, headers: taggedHeaders(read.etag) };
 }

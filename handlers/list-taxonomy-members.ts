@@ -1,20 +1,11 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { problemResult } from '../src/http/results.js';
-import { listTaxonomyMembers as findMembers } from '../src/taxonomies/members.js';
-import { isMissing } from '../src/taxonomies/taxonomy-rows.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { problemResult } from '../src/operations/results.js';
 
 /** GET /{tenant}/taxonomies/{taxonomy_id}/members: all members, those of a node, or those matching `q`. */
 export async function listTaxonomyMembers(input: Input<'listTaxonomyMembers'>, deps: Deps): Promise<Result<'listTaxonomyMembers'>> {
   const { node_id: nodeId, q, locale } = input.query;
-  const members = await deps.tenants.withKls(input.path.tenant, (db) =>
-    findMembers(db, {
-      taxonomyId: input.path.taxonomy_id,
-      locale: locale ?? 'en',
-      ...(nodeId === undefined ? {} : { nodeId }),
-      ...(q === undefined ? {} : { q }),
-    }),
-  );
-  if (isMissing(members)) return problemResult('not-found', members.missing);
+  const members = await deps.taxonomies.members(deps.tenants.resolve(input.path.tenant), { taxonomyId: input.path.taxonomy_id, locale: locale ?? 'en', nodeId, q });
+  if ('missing' in members) return problemResult('not-found', members.missing);
   return { status: 200, body: members };
 }

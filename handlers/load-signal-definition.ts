@@ -1,17 +1,16 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { strongEtag } from '../src/content/etag.js';
-import { taggedHeaders } from '../src/http/conditional.js';
-import { problemResult } from '../src/http/results.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { strongEtag } from '../src/common/entity-tags.js';
+import { problemResult, taggedHeaders } from '../src/operations/results.js';
 
 /** GET /api/probe-builder/load: the raw YAML of one definition; 404 when the tenant or the definition is unknown, or the file is a link. */
 export async function loadSignalDefinition(input: Input<'loadSignalDefinition'>, deps: Deps): Promise<Result<'loadSignalDefinition'>> {
   deps.tenants.resolve(input.query.tenant, { in: 'query', name: 'tenant' });
   const probeId = input.query.probe_id;
-  const loaded = await deps.signalDefinitions.load(probeId);
+  const loaded = await deps.signals.load(probeId);
   switch (loaded.kind) {
     case 'text':
-      // tagged by a hash of the file's text (alike on every instance reading the same AFS); 304 by the adapter
+      // tagged by a hash of the file's text (alike on every instance reading the same AFS); 304 at the edge
       return { status: 200, body: { probe_id: probeId, yaml: loaded.text }, headers: taggedHeaders(strongEtag(`${probeId}\n${loaded.text}`)) };
     case 'absent':
       return problemResult('not-found', `no definition "${probeId}" in the AFS`);

@@ -1,7 +1,7 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { forbidden, invalidRequest } from '../src/http/errors.js';
-import { problemResult } from '../src/http/results.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { forbidden, invalidRequest } from '../src/common/problems.js';
+import { problemResult } from '../src/operations/results.js';
 
 /**
  * POST /api/probe-builder/save: writes signals/<probe_id>.yaml atomically; 403 unless the caller may use every
@@ -12,7 +12,7 @@ export async function saveSignalDefinition(input: Input<'saveSignalDefinition'>,
     throw forbidden('saving a signal definition changes it for every tenant; it needs "*" in the token\'s tenants claim');
   }
   const { probe_id: probeId, yaml } = input.body;
-  const outcome = await deps.signalDefinitions.save(probeId, yaml, input.query.force === true);
+  const outcome = await deps.signals.save(probeId, yaml, input.query.force === true);
   if (outcome.kind === 'invalid') throw invalidRequest([{ in: 'body', name: 'yaml', message: outcome.message }]);
   if (outcome.kind === 'exists') return problemResult('conflict', `signals/${probeId}.yaml exists; save with force=true to overwrite it`);
   return { status: 200, body: { saved: true, path: outcome.path } };

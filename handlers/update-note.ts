@@ -1,8 +1,8 @@
-import { assertRepliesUntouched, recordedAuthor } from '../src/auth/caller.js';
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { ifMatchOf } from '../src/http/conditional.js';
-import { invalidRequest } from '../src/http/errors.js';
+import { assertRepliesUntouched, recordedAuthor } from '../src/operations/authors.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { ifMatchOf } from '../src/common/entity-tags.js';
+import { invalidRequest } from '../src/common/problems.js';
 
 /** PUT /{tenant}/api/notes/{note_id}: changes one cell (`cell_id` + `updates`) or the note's title/tags; 412 when `If-Match` fails. */
 export async function updateNote(input: Input<'updateNote'>, deps: Deps): Promise<Result<'updateNote'>> {

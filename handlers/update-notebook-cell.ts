@@ -1,8 +1,8 @@
-import { assertRepliesUntouched, recordedAuthor } from '../src/auth/caller.js';
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { ifMatchOf } from '../src/http/conditional.js';
-import { problemResult } from '../src/http/results.js';
+import { assertRepliesUntouched, recordedAuthor } from '../src/operations/authors.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { ifMatchOf } from '../src/common/entity-tags.js';
+import { problemResult, taggedHeaders } from '../src/operations/results.js';
 
 /** PUT /{tenant}/api/notebook/cells/{cell_id}: merges `updates` into the cell; 404 for an unknown cell, 412 when `If-Match` fails. */
 export async function updateNotebookCell(input: Input<'updateNotebookCell'>, deps: Deps): Promise<Result<'updateNotebookCell'>> {
@@ -16,5 +16,5 @@ export async function updateNotebookCell(input: Input<'updateNotebookCell'>, dep
     precondition,
   );
   if (typeof outcome === 'string') return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${input.path.cell_id}`);
-  return { status: 200, body: { notebook: outcome.notebook }, headers: { ETag: outcome.etag } };
+  return { status: 200, body: { notebook: outcome.notebook }, headers: taggedHeaders(outcome.etag) };
 }

@@ -1,6 +1,6 @@
-import type { Deps } from '../src/ports.js';
-import type { Input, Result } from '../src/http/contract.js';
-import { ifMatchOf } from '../src/http/conditional.js';
+import type { Deps } from '../src/ports/deps.js';
+import type { Input, Result } from '../src/operations/contract.js';
+import { ifMatchOf } from '../src/common/entity-tags.js';
 
 /** PUT /api/views: replaces name and/or params; `ok:false` for an unknown view, 412 when `If-Match` fails; `ETag` the view's new tag. */
 export async function updateView(input: Input<'updateView'>, deps: Deps): Promise<Result<'updateView'>> {

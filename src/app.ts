@@ -1,51 +1,47 @@
 import Koa from 'koa';
-import { handlers } from '../handlers/index.js';
-import type { Deps } from './ports.js';
-import { auditRefusal, serveOperations } from './http/adapter.js';
-import { auditTrail } from './http/audit.js';
+import { handlers as operationHandlers } from '../handlers/index.js';
+import type { HandlerMap } from './operations/contract.js';
+import type { Deps } from './ports/deps.js';
+import { auditTrail } from './http/request-outcome.js';
 import { compression } from './http/compression.js';
-import { ContractIndex } from './http/contract-index.js';
-import { crossSiteGuard } from './http/cross-site.js';
-import { forwardedClient } from './http/forwarded.js';
-import { hostCheck, hostGuard } from './http/host-guard.js';
-import { problemAnswer } from './http/problem.js';
-import { problemCheck } from './http/problem-check.js';
-import { parseQueryOnce } from './http/query.js';
-import { cors, requestContext } from './http/request-context.js';
-import { requestPass, type Admission } from './http/request-pass.js';
-import { requestSpanNaming } from './http/request-span.js';
-import { isTracing } from './telemetry/tracing.js';
+import type { ContractIndex } from './http/contract-index.js';
+import { cors } from './http/guards.js';
+import { crossSiteGuard } from './http/guards.js';
+import { hostCheck, hostGuard } from './http/guards.js';
+import { problemAnswer } from './http/problem-answer.js';
+import { problemCheck } from './http/problem-answer.js';
+import { parseQueryOnce } from './http/request-target.js';
+import { requestLog } from './http/request-outcome.js';
+import { requestPass, type Guard } from './http/request-pass.js';
+import { requestRecords } from './http/request-record.js';
+import { nameRequestSpan } from './http/request-outcome.js';
+import { operationServer } from './http/serve-operation.js';
+import { isTracing } from './tracing.js';
 
 /**
- * Builds the Koa app over `deps` (no listening: tests and main.ts decide where it serves). `index`: the contract
- * index of `deps.contract`, when the caller built it already to hand its validators to domain code too.
+ * Builds the Koa app over `deps` and the contract's `index`, serving each operation with its handler of `handlers`
+ * (no listening: tests and main.ts decide where it serves).
  */
-export async function createApp(deps: Deps, index?: ContractIndex): Promise<Koa> {
-  // the contract read once: every step below takes what it needs of an operation from here
-  index ??= await ContractIndex.build(deps.contract.document);
+export function createApp(deps: Deps, index: ContractIndex, handlers: HandlerMap = operationHandlers): Koa {
   const problems = problemCheck(index, deps.config.responseValidation);
   const signIn = deps.tokens !== null;
-  const refused = auditRefusal(index, signIn);
-  const admissions: Admission[] = [];
-  // Koa's own proxy mode stays off: it would believe the leftmost X-Forwarded-For entry, which any client writes.
-  if (deps.config.trustProxy !== null) admissions.push(forwardedClient(deps.config.trustProxy));
-  admissions.push(hostGuard(hostCheck(deps.config.allowedHosts, signIn), refused));
-  admissions.push(cors(deps.config.corsOrigins));
+  const guards: Guard[] = [hostGuard(hostCheck(deps.config.allowedHosts, signIn)), cors(deps.config.corsOrigins)];
   // with sign-in a page cannot make the browser send the token: only a desk without it needs this
-  if (!signIn) admissions.push(crossSiteGuard(index, deps.config.corsOrigins, refused));
+  if (!signIn) guards.push(crossSiteGuard(deps.config.corsOrigins));
   const app = new Koa();
+  // Koa's own proxy mode stays off: it would believe the leftmost X-Forwarded-For entry, which any client writes
+  // (the record takes the client a trusted proxy vouched for: src/http/forwarded.ts).
   app.proxy = false;
   app.silent = true;
   parseQueryOnce(app);
   app.use(
     requestPass({
-      context: requestContext(deps.log, deps.buildLabel.label, deps.metrics),
-      span: isTracing() ? requestSpanNaming(index) : null,
-      admissions,
-      serve: serveOperations(index, handlers, deps, problems),
+      begin: requestRecords(index, deps.log, deps.buildLabel.label, deps.config.trustProxy),
+      guards,
+      serve: operationServer(index, handlers, deps, problems),
       answerError: problemAnswer(problems),
       compress: compression(),
-      audit: auditTrail(deps.log),
+      end: [...(isTracing() ? [nameRequestSpan] : []), auditTrail(deps.log, signIn), requestLog(deps.log, deps.metrics)],
     }),
   );
   return app;

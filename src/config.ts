@@ -3,7 +3,7 @@ import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { tracingConfig, type TracingConfig } from './telemetry/tracing-config.js';
 import { DEFAULT_TENANT_HANDLES_MAX } from './tenants/handle-pool.js';
-import { SLUG_PATTERN } from './tenants/tenant-ref.js';
+import { SLUG_PATTERN } from './tenants/tenants.js';
 
 /** Validated, frozen server configuration (docs/configuration.md). */
 export interface Config {
@@ -454,6 +454,31 @@ function authConfig(
 
 const SSL_MODES = new Set(['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify']);
 
+/** An app database URL as it may be shown: its password, when it has one, replaced by `***`. */
+export function maskedAppDbUrl(raw: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  return url === null ? raw.replace(/:[^:@/]*@/, ':***@') : (url.password === '' ? url : Object.assign(new URL(url.href), { password: '***' })).href;
+}
+
+/**
+ * One app database URL read as APP_DB_URL is (relative SQLite paths against `cwd`), for programs that name app
+ * databases on their command line (`ads-appdb copy --from … --to …`): its configuration with the default pool and
+ * lock wait, or a ConfigError whose problems name the URL `name` (the password masked).
+ */
+export function parseAppDbUrl(name: string, raw: string, cwd: string = process.cwd()): AppDbConfig {
+  const problems: string[] = [];
+  const trimmed = raw.trim();
+  const config = appDbConfig(trimmed === '' ? null : trimmed, '', (value) => path.resolve(cwd, value), problems, { pool: 10, lockTimeoutMs: 5000 }, name);
+  if (trimmed === '') problems.push(`${name} must be sqlite:<path> or postgres://user:password@host:port/database (got "")`);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
 /**
  * APP_DB_URL: `sqlite:<path>` (default `$DATA_DIR/app.sqlite`) or `postgres://` / `postgresql://user:password@host:port/db`
  * with optional parameters (`sslmode` one of disable, prefer, require, verify-ca, verify-full, no-verify).
@@ -465,6 +490,7 @@ function appDbConfig(
   dir: (value: string) => string,
   problems: string[],
   sizes: { pool: number; lockTimeoutMs: number },
+  name = 'APP_DB_URL',
 ): AppDbConfig {
   if (raw === null) return { kind: 'sqlite', path: defaultFile, ...sizes };
   if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return { kind: 'sqlite', path: dir(raw.slice('sqlite:'.length)), ...sizes };
@@ -474,12 +500,11 @@ function appDbConfig(
   } catch {
     url = null;
   }
-  const shown = url === null ? raw.replace(/:[^:@/]*@/, ':***@') : (url.password === '' ? url : Object.assign(new URL(url.href), { password: '***' })).href;
   if (url === null || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') || url.hostname === '' || url.pathname.length <= 1) {
-    problems.push(`APP_DB_URL must be sqlite:<path> or postgres://user:password@host:port/database (got "${shown}")`);
+    problems.push(`${name} must be sqlite:<path> or postgres://user:password@host:port/database (got "${maskedAppDbUrl(raw)}")`);
     return { kind: 'sqlite', path: defaultFile, ...sizes };
   }
   const sslmode = url.searchParams.get('sslmode');
-  if (sslmode !== null && !SSL_MODES.has(sslmode)) problems.push(`APP_DB_URL sslmode must be one of ${[...SSL_MODES].join(', ')} (got "${sslmode}")`);
+  if (sslmode !== null && !SSL_MODES.has(sslmode)) problems.push(`${name} sslmode must be one of ${[...SSL_MODES].join(', ')} (got "${sslmode}")`);
   return { kind: 'postgres', url: raw, ...sizes };
 }

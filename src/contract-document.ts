@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { Document } from 'openapi-backend';
+import { strongEtag } from './common/entity-tags.js';
 
 /** openapi.yaml as served at /openapi.yaml and /openapi.json, with validators' source and ETags. */
 export interface ContractDocument {
@@ -10,16 +10,15 @@ export interface ContractDocument {
   readonly json: string;
   readonly document: Document;
   readonly yamlEtag: string;
+  /** The tag of the same YAML sent as `text/yaml`: a representation of its own (RFC 9110, 8.8.3). */
+  readonly yamlTextEtag: string;
   readonly jsonEtag: string;
 }
-
-/** Strong ETag of a byte string. */
-export const etagOf = (data: string | Buffer): string => `"${createHash('sha256').update(data).digest('base64url').slice(0, 27)}"`;
 
 /** Loads openapi.yaml from the project root once. */
 export function loadContractDocument(root: string): ContractDocument {
   const yaml = fs.readFileSync(path.join(root, 'openapi.yaml'), 'utf8');
   const document = YAML.parse(yaml) as Document;
   const json = JSON.stringify(document);
-  return { yaml, json, document, yamlEtag: etagOf(yaml), jsonEtag: etagOf(json) };
+  return { yaml, json, document, yamlEtag: strongEtag(yaml), yamlTextEtag: strongEtag(`text/yaml\n${yaml}`), jsonEtag: strongEtag(json) };
 }

@@ -9,10 +9,9 @@ import { readBuildLabel } from './build-label.js';
 import { ConfigError, type Config } from './config.js';
 import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument } from './contract-document.js';
-import { ContractIndex } from './http/contract-index.js';
-import { toIssues } from './http/validation-issues.js';
+import { ContractSchemas } from './contract-schemas.js';
 import { readGitIdentity } from './identity/git-identity.js';
-import { CellRules, type SchemaChecks } from './notebooks/cell-rules.js';
+import { CellRules } from './notebooks/cell-rules.js';
 import { AppDbNotebooks } from './notebooks/notebook.js';
 import { AppDbNotes } from './notes/notes.js';
 import { AppDbSavedViews } from './views/saved-views.js';
@@ -20,17 +19,18 @@ import type { Logger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
 import type { AppDbErrorKind, Metrics } from './metrics/metrics.js';
 import { projectRoot } from './project-root.js';
-import { MainThreadReaders } from './reader-threads/main-thread.js';
-import { readerThreads } from './reader-threads/pool.js';
+import { createReaders } from './reader-jobs/readers.js';
+import type { Readers } from './reader-threads/protocol.js';
 import { TenantRegistry } from './tenants/registry.js';
-import type { Deps } from './ports.js';
+import type { Deps } from './ports/deps.js';
 // The SDKs (@octokit/rest, @anthropic-ai/sdk, minio) and the modules importing them are loaded with import()
 // on first use only (about 35 MB of an idle server's RSS otherwise); `import type` costs nothing at run time.
 import type { CodeHost } from './drift/code-host.js';
 import { DriftCache } from './drift/drift-cache.js';
 import { DriftChecks } from './drift/drift-checks.js';
 import { Drain } from './health/drain.js';
-import { Explanations } from './lineage/explanations.js';
+import { HealthChecks } from './health/health-checks.js';
+import { TenantExplanations } from './lineage/explanations.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import { Narratives } from './narrative/narratives.js';
 // Store mode's own modules load at start (they import the minio SDK as a type only): a problem they throw must be
@@ -44,13 +44,34 @@ import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.j
 import { SearchThread } from './search/search-thread.js';
 import { SearchIndexes } from './search/search-indexes.js';
 import { prebuildSearchIndex } from './search/tenant-search.js';
+import { JumpbarReads } from './search/jumpbar.js';
+import { AfsSignalBuilder } from './signals/signal-builder.js';
+import { StoreSource } from './store/tenant-source.js';
+import { TaxonomyReads } from './taxonomies/taxonomy-reads.js';
+import { TenantContentReads } from './content/tenant-content.js';
+import { DimensionCsvExports } from './dimensions/export.js';
+import { SwaggerUi } from './docs/swagger-ui.js';
+import type { AppDatabase } from './appdb/app-database.js';
 
-/** Deps plus the means to release them on shutdown. */
+/** Deps plus the parts behind them that the server and its tests reach, and the means to release them on shutdown. */
 export interface OwnedDeps extends Deps {
   /** The registry of every tenant (scans, swaps, shutdown). */
   readonly tenants: TenantRegistry;
-  /** The contract index of `contract`, whose one Ajv the domain's checks use too: createApp takes it. */
-  readonly index: ContractIndex;
+  /** The contract's component schemas, for checks of values outside request validation. */
+  readonly schemas: ContractSchemas;
+  /** Set when the server begins to stop: readiness answers 503 from then on. */
+  readonly drain: Drain;
+  readonly appDb: AppDatabase;
+  /** KLS store mode: the object-store sync; null in local mode. */
+  readonly store: KlsStore | null;
+  /** One sidecar search index per tenant generation, beside the KLS file. */
+  readonly searchIndexes: SearchIndexes;
+  /** Where exports and explains read tenant files: reader threads, or the main thread in bounded steps (READER_THREADS). */
+  readonly readers: Readers & { close(): Promise<void> };
+  /** The signal contract checker and compiler and the parser of stored definitions. */
+  readonly signalTools: SignalTools;
+  /** The clock that stamps what notebooks, notes and saved views write. */
+  readonly now: () => number;
   close(): Promise<void>;
 }
 
@@ -63,6 +84,8 @@ export interface DepsOptions {
   oidcTiming?: OidcTiming | undefined;
   /** The clock of `Deps.now`; the system clock by default. */
   now?: (() => number) | undefined;
+  /** Where long reads run, in place of those READER_THREADS asks for (closed with the server). */
+  readers?: (Readers & { close(): Promise<void> }) | undefined;
   /** Where store-mode downloads write their bytes; files opened for writing by default (tests: a disk that fills). */
   storeFileSink?: FileSink | undefined;
 }
@@ -74,14 +97,14 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   // First, so that an unusable identity provider stops the start before anything is opened.
   const tokens = config.auth.mode === 'oidc' ? await openOidc(config.auth, log, options.oidcTiming) : null;
   const contract = loadContractDocument(root);
-  const index = await ContractIndex.build(contract.document);
+  const schemas = new ContractSchemas(contract.document);
   const metrics = await createMetrics(config.metricsEnabled);
   const tenants = new TenantRegistry(config.klsDir, config.klsMode, log, config.tenantHandlesMax, {
     inc: (amount) => metrics.tenantFilesClosed.inc({ kind: 'kls' }, amount),
   });
   const searchIndexes = new SearchIndexes(
     log.child({ component: 'search' }),
-    searchHitCheck(contract.jsonEtag, () => index.componentValidator('SearchItem')),
+    searchHitCheck(contract.jsonEtag, () => schemas.componentValidator('SearchItem')),
     config.searchMemoryBytes,
     new SearchResultCache(RESULT_CACHE_ENTRIES, { hits: metrics.searchCacheHits, misses: metrics.searchCacheMisses }),
     config.tenantHandlesMax,
@@ -119,7 +142,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), appDbFailure);
   // one unit of work and one set of cell rules for every service on the app database
   const units = new UnitOfWork(appDb, { lockTimeoutMs: config.appDb.lockTimeoutMs, onFailure: appDbFailure });
-  const cellRules = new CellRules(schemaChecksOf(index));
+  const cellRules = new CellRules(schemas);
   const limits = await createCostLimiter(config, log);
   const home = os.homedir();
   const signalTools = new SignalTools(
@@ -129,16 +152,18 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     { ...TOOL_LIMITS, timeoutMs: config.signalToolTimeoutMs },
   );
   const signalDefinitions = new AfsDefinitions(config.afsDir, signalTools.definitions);
-  const { drift, languageModel } = createOutboundPorts(config, log);
-  // the threads are the process's (pool.ts): shared by every server in it, each ending after READER_IDLE_MS idle
-  const readers = config.readerThreads ? readerThreads() : new MainThreadReaders();
+  const { drift, languageModel } = createOutboundPorts(config, log, tenants);
+  const readers = options.readers ?? createReaders(config.readerThreads);
+  const drain = new Drain();
   return {
     config,
     log,
     buildLabel: readBuildLabel(root),
     contract,
-    index,
+    schemas,
     tenants,
+    health: new HealthChecks({ config, buildLabel: readBuildLabel(root), appDb, tenants, store, drain }),
+    tenantSource: new StoreSource(store, config.klsMode),
     store,
     appDb,
     notebooks: new AppDbNotebooks(units, cellRules, now),
@@ -148,14 +173,19 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       readGitIdentity(config.gitWorkspacesDir, tenant === null ? [] : [tenant.compositeId, tenant.slug], fs.existsSync(home) ? home : path.parse(root).root),
     drift,
     narratives: languageModel === null ? null : new Narratives(languageModel, signalDefinitions, metrics.narrativeCalls),
+    signals: new AfsSignalBuilder(tenants, signalDefinitions, signalTools),
     signalTools,
-    signalDefinitions,
     readers,
-    explanations: new Explanations(readers, signalDefinitions),
+    explanations: new TenantExplanations(tenants, readers, signalDefinitions),
+    content: new TenantContentReads(tenants, config.logoDir),
+    jumpbar: new JumpbarReads(tenants, searchIndexes),
+    taxonomies: new TaxonomyReads(tenants),
+    exports: new DimensionCsvExports(tenants, readers, metrics.exportedRows),
+    docs: new SwaggerUi(),
     searchIndexes,
     tokens,
     limits,
-    drain: new Drain(),
+    drain,
     metrics,
     now,
     async close() {
@@ -166,6 +196,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       await store?.close();
       tenants.close();
       await limits.close();
+      await readers.close();
       await appDb.close();
     },
   };
@@ -179,17 +210,6 @@ async function openOidc(auth: Extract<Config['auth'], { mode: 'oidc' }>, log: Lo
     if (err instanceof IssuerUnusable) throw new ConfigError([`OIDC_ISSUER: ${err.message}`]);
     throw err;
   }
-}
-
-/**
- * The cell rules' checks on the contract index's Ajv (every error reported, named under the value's name); each
- * schema is compiled on its first check, so that a start compiles none.
- */
-export function schemaChecksOf(index: ContractIndex): SchemaChecks {
-  return (schemaName) => (value, name) => {
-    const validate = index.componentValidator(schemaName);
-    return validate(value) ? [] : toIssues(validate.errors ?? [], { prefix: name });
-  };
 }
 
 /** Memoises an asynchronous load; a failed load is tried again on the next call. */
@@ -208,7 +228,7 @@ function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
  * Drift and narrative ports: the one place an Octokit and an Anthropic client are built.
  * Each SDK is imported and its client built on the first call, so a server that never calls them never loads them.
  */
-function createOutboundPorts(config: Config, log: Logger): { drift: Deps['drift']; languageModel: LanguageModel | null } {
+function createOutboundPorts(config: Config, log: Logger, tenants: TenantRegistry): { drift: Deps['drift']; languageModel: LanguageModel | null } {
   const sdkLog = log.child({ component: 'sdk' });
   const gitHub = loadOnce(async (): Promise<CodeHost> => {
     const [{ Octokit }, { gitHubCodeHost }] = await Promise.all([import('@octokit/rest'), import('./drift/github-code-host.js')]);
@@ -240,6 +260,7 @@ function createOutboundPorts(config: Config, log: Logger): { drift: Deps['drift'
         });
   return {
     drift: new DriftChecks(
+      tenants,
       {
         async compare(repo, base, head) {
           let host: CodeHost;

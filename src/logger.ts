@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { traceLogFields } from './telemetry/tracing.js';
+import { traceLogFields } from './tracing.js';
 
 /** The structured logger used everywhere (pino; JSON lines on stdout). */
 export type Logger = pino.Logger;

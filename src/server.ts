@@ -1,10 +1,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { ContractIndex } from './http/contract-index.js';
 import { answerClientError } from './http/client-error.js';
 import type { Config } from './config.js';
 import { createDeps, type DepsOptions, type OwnedDeps } from './deps.js';
-import { IDLE_CHECK_MS, IDLE_COLLECTION_MIN_GROWTH_MB, IdleCollection, memoryReducingCollection, type IdleCollectionTiming } from './idle-collection.js';
 import type { Logger } from './logger.js';
 
 /** A listening server and the means to stop it gracefully. */
@@ -27,21 +27,19 @@ export interface ServerTiming {
   keepAliveTimeoutMs?: number;
   /** The wait of the shutdown delay; default a timer of `ms`. */
   wait?: (ms: number) => Promise<void>;
-  /** When the idle server looks whether to collect, and after how much growth of V8's heap (idle-collection.ts). */
-  idleCollection?: IdleCollectionTiming;
 }
 
 const waitFor = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Builds deps and app, listens on config.host:config.port (0 = any free port). `options` replace parts of the
- * deps for tests (the OpenID provider's timing, the clock), and `timing` sets the keep-alive timeout, the
- * shutdown delay's wait and the idle collection's looks; the server's defaults otherwise.
+ * deps for tests (the OpenID provider's timing, the clock), and `timing` sets the keep-alive timeout and the
+ * shutdown delay's wait; the server's defaults otherwise.
  */
 export async function startServer(config: Config, log: Logger, options: DepsOptions = {}, timing: ServerTiming = {}): Promise<RunningServer> {
-  const { keepAliveTimeoutMs = 5000, wait = waitFor, idleCollection = { checkMs: IDLE_CHECK_MS, minGrowthMb: IDLE_COLLECTION_MIN_GROWTH_MB } } = timing;
+  const { keepAliveTimeoutMs = 5000, wait = waitFor } = timing;
   const deps = await createDeps(config, log, options);
-  const app = await createApp(deps, deps.index);
+  const app = createApp(deps, await ContractIndex.build(deps.contract.document, deps.schemas));
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);
@@ -51,21 +49,13 @@ export async function startServer(config: Config, log: Logger, options: DepsOpti
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   let closing = false;
-  // the search result cache and the search thread's garbage go with the main thread's
-  const idle = new IdleCollection(idleCollection.minGrowthMb, undefined, memoryReducingCollection(() => deps.searchIndexes.releaseIdle()));
-  const idleLooks = setInterval(() => {
-    const collected = idle.look();
-    if (collected !== null) log.info(collected, 'idle: memory released');
-  }, idleCollection.checkMs);
-  idleLooks.unref();
   // Node closes a closing server's keep-alive connections only once they are idle, and a response sent meanwhile
   // would keep its connection open: while closing, each answer ends its connection.
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-    idle.requestStarted();
     if (closing) res.shouldKeepAlive = false;
-    // one listener per request: 'close' follows the answer's last byte, or a connection that broke before it
+    // 'close' follows the answer's last byte, or a connection that broke before it: a request in flight as the
+    // server began closing leaves its connection idle then
     res.once('close', () => {
-      idle.requestEnded();
       if (closing) setImmediate(() => server.closeIdleConnections());
     });
   });
@@ -77,7 +67,6 @@ export async function startServer(config: Config, log: Logger, options: DepsOpti
     stop(graceMs = config.shutdown.timeoutMs, delayMs = config.shutdown.delayMs) {
       stopping ??= (async () => {
         deps.drain.begin();
-        clearInterval(idleLooks);
         if (delayMs > 0) await wait(delayMs);
         closing = true;
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

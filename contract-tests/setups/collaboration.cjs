@@ -1,8 +1,9 @@
 // Setups for saved views, notebooks and notes. The IDs in the contract's examples cannot exist in a fresh app
 // database, so each 2xx transaction first creates its resource through the API and puts the new ID into the
 // request; the 404 transactions of cell and note operations keep the example ID (unknown) with a known tenant, so
-// they check "unknown cell/note" rather than "unknown tenant". The 503 transactions stop the app database
-// (PostgreSQL, through run.ts's control endpoint) and start it again afterwards.
+// they check "unknown cell/note" rather than "unknown tenant". The 503 transactions take the app database away
+// (through the local world's control endpoint: PostgreSQL stopped, or SQLite's write lock held by another
+// connection) and give it back afterwards.
 const http = require('node:http');
 
 const TENANT = 'kantonsspital';
@@ -22,6 +23,10 @@ function control(action) {
 /** The app database is down for this transaction; afterwards it is started and the server healthy again. */
 async function appDbDown(transaction, tools) {
   if (!tools.local('needs the app database stopped') || !process.env.CONTRACT_CONTROL_URL) return;
+  if (tools.appDatabase === 'sqlite' && tools.route.method === 'GET') {
+    // (the notebook's first read writes the empty notebook; every later one, as here, only reads)
+    return tools.skip('a read of a SQLite app database waits for no lock (WAL), so nothing outside the server makes it fail; the PostgreSQL runs check this 503');
+  }
   await control('stop');
   tools.after(async () => {
     await control('start');

@@ -42,4 +42,10 @@ module.exports = {
     // one 200 transaction per declared media type: ask for an asset of that type
     200: (transaction, tools) => tools.setLastSegment(ASSET_BY_TYPE[transaction.expected.headers['Content-Type']]),
   },
+  getOpenApiYaml: {
+    // one 200 transaction per declared media type (application/yaml, text/yaml): ask for that one
+    200: (transaction) => {
+      transaction.request.headers.Accept = transaction.expected.headers['Content-Type'];
+    },
+  },
 };

@@ -43,7 +43,11 @@ module.exports = {
     503: (transaction, tools) => tools.brokenTenant(),
   },
   getPipelineArtifact: {
+    // the graph_html URL is getPipelineGraphHtml's path, matched first: it answers as getPipelineArtifact declares
     200: (transaction, tools) => tools.setLastSegment(contentTypeOf(transaction) === 'text/html' ? 'graph_html' : 'graph_json'),
+    503: (transaction, tools) => tools.brokenTenant(),
+  },
+  getPipelineGraphHtml: {
     503: (transaction, tools) => tools.brokenTenant(),
   },
   getReport: {

@@ -17,7 +17,7 @@ const DEPRECATION_DETAILS = new Set(['x-deprecated-since', 'x-sunset', 'x-deprec
 const UPPER_BOUNDS = new Set(['maxLength', 'maxItems', 'maximum', 'maxProperties']);
 const LOWER_BOUNDS = new Set(['minLength', 'minItems', 'minimum', 'minProperties']);
 const FLAGS_THAT_NARROW = new Set(['exclusiveMaximum', 'exclusiveMinimum', 'uniqueItems']);
-const OPAQUE_CONSTRAINTS = new Set(['pattern', 'format', 'multipleOf']);
+const OPAQUE_CONSTRAINTS = new Set(['pattern', 'multipleOf']);
 const SERIALIZATION = new Set(['style', 'explode', 'allowReserved', 'allowEmptyValue', 'content', 'name', 'in']);
 
 /**
@@ -90,6 +90,8 @@ export function classifySchema(diff: Diff, keys: DiffPath, direction: Direction)
     if (direction === 'request' && diff.before === 'integer' && diff.after === 'number') return verdict('non-breaking', 'request-widened');
     return verdict('breaking', 'type-changed');
   }
+  // generators pick the type by the format (number: float32 or BigDecimal, double: float64 or Double; uuid, date-time)
+  if (last === 'format') return verdict('breaking', 'format-changed');
   if (last === 'nullable') return bySize(direction, diff.after !== true);
   if (UPPER_BOUNDS.has(last)) {
     if (action === 'replace') return bySize(direction, Number(diff.after) < Number(diff.before));

@@ -5,20 +5,20 @@ import {
   addDiscussionReply, addNotebookCell, addToNote, compileSignalDefinition, createNarrative, createNote, createView,
   deleteNote, deleteNotebookCell, deleteView, explainEntity, explainFinding, exportDimension, getApiDocs,
   getApiDocsAsset, getDbStatus, getDrift, getHealth, getHealthLive, getHealthReady, getIdentity, getJumpbar,
-  getMemberMappings, getMetrics, getNote, getNotebook, getOpenApiJson, getOpenApiYaml, getPipelineArtifact, getReport,
-  getStoreStatus, getTaxonomyCardinality, getTaxonomyFanout, getTenantLogo, listNotes, listSharedMembers,
-  listSignalDefinitions, listTaxonomyMembers, listViews, loadSignalDefinition, refreshStore, refreshStoreViaGet,
-  saveSignalDefinition, updateNote, updateNotebookCell, updateView, validateSignalDefinition,
+  getMemberMappings, getMetrics, getNote, getNotebook, getOpenApiJson, getOpenApiYaml, getPipelineArtifact,
+  getPipelineGraphHtml, getReport, getStoreStatus, getTaxonomyCardinality, getTaxonomyFanout, getTenantLogo, listNotes,
+  listSharedMembers, listSignalDefinitions, listTaxonomyMembers, listViews, loadSignalDefinition, refreshStore,
+  refreshStoreViaGet, saveSignalDefinition, updateNote, updateNotebookCell, updateView, validateSignalDefinition,
 } from '../../build/client/index.js';
 import type {
   AddDiscussionReplyData, AddNotebookCellData, AddToNoteData, Cell, CompileSignalDefinitionData, CreateNarrativeData,
   CreateNoteData, CreateViewData, DeleteNotebookCellData, DeleteNoteData, DeleteViewData, DriftResult,
   ExplainEntityData, ExplainFindingData, ExportDimensionData, GetApiDocsAssetData, GetDbStatusData, GetDriftData,
   GetIdentityData, GetJumpbarData, GetMemberMappingsData, GetNotebookData, GetNoteData, GetPipelineArtifactData,
-  GetReportData, GetTaxonomyCardinalityData, GetTaxonomyFanoutData, GetTenantLogoData, ListNotesData,
-  ListSharedMembersData, ListSignalDefinitionsData, ListTaxonomyMembersData, ListViewsData, LoadSignalDefinitionData,
-  Notebook, RefreshStoreData, RefreshStoreViaGetData, SaveSignalDefinitionData, UpdateNotebookCellData, UpdateNoteData,
-  UpdateViewData, ValidateSignalDefinitionData,
+  GetPipelineGraphHtmlData, GetReportData, GetTaxonomyCardinalityData, GetTaxonomyFanoutData, GetTenantLogoData,
+  ListNotesData, ListSharedMembersData, ListSignalDefinitionsData, ListTaxonomyMembersData, ListViewsData,
+  LoadSignalDefinitionData, Notebook, RefreshStoreData, RefreshStoreViaGetData, SaveSignalDefinitionData,
+  UpdateNotebookCellData, UpdateNoteData, UpdateViewData, ValidateSignalDefinitionData,
 } from '../../build/client/index.js';
 import { check, deskClient, example, leadingBytes, ok, type ContractExamples, type Target } from './desk-client.js';
 
@@ -84,6 +84,8 @@ async function content(client: Client, examples: ContractExamples): Promise<void
 
   const graph = await ok('getPipelineArtifact', getPipelineArtifact({ client, ...example<GetPipelineArtifactData>(examples, 'getPipelineArtifact') }));
   check(typeof graph === 'object' && Object.keys(graph).length > 0, 'the pipeline graph is a JSON object');
+  const html = await ok('getPipelineGraphHtml', getPipelineGraphHtml({ client, ...example<GetPipelineGraphHtmlData>(examples, 'getPipelineGraphHtml') }));
+  check(typeof html === 'string' && /^<!DOCTYPE html>/i.test(html), 'the pipeline graph as HTML text');
 
   const report = await ok('getReport', getReport({ client, ...example<GetReportData>(examples, 'getReport'), parseAs: 'blob' }));
   check(report.type === 'application/pdf' && String.fromCharCode(...(await leadingBytes(report, 5))) === '%PDF-', 'report is a PDF');

@@ -33,13 +33,8 @@ export async function openAppDatabase(config: AppDbConfig, log: Logger, onFailur
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
   const connect = async (): Promise<void> => {
-    const dataSource = new DataSource(dataSourceOptions(config, log));
     try {
-      if (config.kind === 'sqlite') fs.mkdirSync(path.dirname(config.path), { recursive: true });
-      await dataSource.initialize();
-      // WAL + synchronous=FULL: an acknowledged write survives a killed process
-      if (config.kind === 'sqlite') await dataSource.query('PRAGMA synchronous = FULL');
-      await migrate(dataSource);
+      const dataSource = await initializeAppDatabase(config, log);
       if (closed) {
         await dataSource.destroy();
         return;
@@ -47,7 +42,6 @@ export async function openAppDatabase(config: AppDbConfig, log: Logger, onFailur
       current = dataSource;
       log.info({ appDb: config.kind }, 'app database ready');
     } catch (err) {
-      if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
       log.error({ appDb: config.kind, err: (err as Error).message }, `app database not reachable; trying again in ${RECONNECT_MS / 1000} s`);
       if (!closed) {
         retry = setTimeout(() => void connect(), RECONNECT_MS);
@@ -75,6 +69,25 @@ export async function openAppDatabase(config: AppDbConfig, log: Logger, onFailur
       if (current?.isInitialized) await current.destroy();
     },
   };
+}
+
+/**
+ * Connects to the app database and runs its pending migrations, as every start of the server does (also the
+ * copy's target is made this way); rejects when the database cannot be reached or a migration fails.
+ */
+export async function initializeAppDatabase(config: AppDbConfig, log: Logger): Promise<DataSource> {
+  const dataSource = new DataSource(dataSourceOptions(config, log));
+  try {
+    if (config.kind === 'sqlite') fs.mkdirSync(path.dirname(config.path), { recursive: true });
+    await dataSource.initialize();
+    // WAL + synchronous=FULL: an acknowledged write survives a killed process
+    if (config.kind === 'sqlite') await dataSource.query('PRAGMA synchronous = FULL');
+    await migrate(dataSource);
+    return dataSource;
+  } catch (err) {
+    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
+    throw err;
+  }
 }
 
 function dataSourceOptions(config: AppDbConfig, log: Logger): DataSourceOptions {

@@ -1,4 +1,4 @@
-import { HttpProblem } from '../http/errors.js';
+import { Problem } from '../common/problems.js';
 
 /** Why the app database could not do a unit of work, when it is not the request's fault. */
 export type AppDbFailure = 'busy' | 'unreachable';
@@ -32,10 +32,10 @@ export function classifyAppDbError(err: unknown): AppDbFailure | null {
 }
 
 /** The 503 problem of an app database that is busy or unreachable, with Retry-After. */
-export function appDbUnavailable(failure: AppDbFailure): HttpProblem {
+export function appDbUnavailable(failure: AppDbFailure): Problem {
   const detail =
     failure === 'busy'
       ? 'the app database did not grant the lock this write needs in time (another write holds it); retry shortly'
       : 'the app database does not answer; retry later';
-  return new HttpProblem('app-database-unavailable', detail, { headers: { 'Retry-After': String(RETRY_AFTER_S[failure]) } });
+  return new Problem('app-database-unavailable', detail, { retryAfterSeconds: RETRY_AFTER_S[failure] });
 }

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { HttpProblem } from '../http/errors.js';
+import { Problem } from '../common/problems.js';
 import { appDbUnavailable, classifyAppDbError, type AppDbFailure } from './failures.js';
 
 /*
@@ -128,7 +128,7 @@ export class UnitOfWork {
     } catch (err) {
       const failure = classifyAppDbError(err);
       // a problem the unit threw on purpose (a cell that breaks the rules: 400) is not a database failure
-      if (failure === null && !(err instanceof HttpProblem)) this.settings.onFailure('other');
+      if (failure === null && !(err instanceof Problem)) this.settings.onFailure('other');
       if (failure === null) throw err;
       this.settings.onFailure(failure);
       throw appDbUnavailable(failure);

@@ -1,5 +1,4 @@
-import { invalidRequest } from '../http/errors.js';
-import { EVERY_TENANT, tenantScopeOf, type TenantScope } from '../tenants/tenant-scope.js';
+import { EVERY_TENANT, tenantScopeOf, type TenantScope } from '../tenants/tenants.js';
 
 /** The roles of the contract, each including the ones before it. */
 export const ROLES = ['viewer', 'editor', 'admin'] as const;
@@ -49,20 +48,3 @@ export const unverifiedCaller = (signIn: boolean, address: string): Caller => (s
 
 /** True when the caller holds `role` (or a role that includes it). */
 export const holds = (caller: Caller, role: Role): boolean => caller.roles.includes(role);
-
-/**
- * The author the server records for a write: with sign-in always the caller (an author sent in the body is
- * ignored: nobody writes in another's name); without, the author the request gave, if any.
- */
-export const recordedAuthor = (caller: Caller, offered: string | undefined): string | undefined =>
-  caller.mode === 'oidc' ? (caller.name ?? caller.sub ?? undefined) : offered;
-
-/**
- * With sign-in, a cell's replies change only through the reply operations, each recorded in its author's name:
- * `replies` in the `updates` of a cell is 400 (without sign-in it is merged like any member).
- */
-export function assertRepliesUntouched(caller: Caller, updates: Record<string, unknown>): void {
-  if (caller.mode === 'oidc' && Object.hasOwn(updates, 'replies')) {
-    throw invalidRequest([{ in: 'body', name: 'updates.replies', message: 'with sign-in, replies are added through the reply operation only' }]);
-  }
-}

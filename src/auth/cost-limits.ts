@@ -1,6 +1,6 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { CostLimitsConfig } from '../config.js';
-import { HttpProblem } from '../http/errors.js';
+import { Problem } from '../common/problems.js';
 import type { Caller } from './caller.js';
 
 /** The limited kinds of costly work, as operations name them in the contract's `x-cost`. */
@@ -98,13 +98,13 @@ export const perMinuteLimit = (config: LimitSizes, kind: PerMinuteKind): number 
   kind === 'narrative' ? config.narrativesPerMinute : config.signalToolsPerMinute;
 
 /** The 429 problem of a per-minute limit, retry when the caller's window ends (`msBeforeNext`). */
-export function perMinuteRefusal(config: LimitSizes, kind: PerMinuteKind, msBeforeNext: number): HttpProblem {
+export function perMinuteRefusal(config: LimitSizes, kind: PerMinuteKind, msBeforeNext: number): Problem {
   const limit = kind === 'narrative' ? `${config.narrativesPerMinute} narratives` : `${config.signalToolsPerMinute} signal validations and compilations`;
   return tooMany(`at most ${limit} per minute per caller`, Math.ceil(msBeforeNext / 1000));
 }
 
 /** The 429 problem of an export past the caller's exports at once. */
-export const exportRefusal = (config: LimitSizes): HttpProblem => tooMany(`at most ${config.exportsPerCaller} exports at once per caller`, EXPORT_RETRY_AFTER_S);
+export const exportRefusal = (config: LimitSizes): Problem => tooMany(`at most ${config.exportsPerCaller} exports at once per caller`, EXPORT_RETRY_AFTER_S);
 
-const tooMany = (detail: string, retryAfterS: number): HttpProblem =>
-  new HttpProblem('too-many-requests', `${detail}; retry in ${Math.max(1, retryAfterS)} s`, { headers: { 'Retry-After': String(Math.max(1, retryAfterS)) } });
+const tooMany = (detail: string, retryAfterS: number): Problem =>
+  new Problem('too-many-requests', `${detail}; retry in ${Math.max(1, retryAfterS)} s`, { retryAfterSeconds: Math.max(1, retryAfterS) });

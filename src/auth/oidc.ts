@@ -1,7 +1,7 @@
 import { createLocalJWKSet, errors, jwtVerify, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters, type JWTPayload, type LocalJWKSet } from 'jose';
 import { LOOPBACK_HOSTS, type AuthConfig } from '../config.js';
 import type { Logger } from '../logger.js';
-import { tenantScopeOf } from '../tenants/tenant-scope.js';
+import { tenantScopeOf } from '../tenants/tenants.js';
 import { effectiveRoles, type Caller } from './caller.js';
 
 type OidcSettings = Extract<AuthConfig, { mode: 'oidc' }>;

@@ -2,17 +2,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { hasTable } from '../search/kls-schema.js';
-import { SLUG_PATTERN } from '../tenants/tenant-ref.js';
-import { strongEtag } from './etag.js';
-import { sniffImageType, type ImageMediaType } from './media-type.js';
-
-/** A logo ready to send. */
-export interface Logo {
-  bytes: Buffer;
-  mediaType: ImageMediaType;
-  etag: string;
-  source: 'database' | 'file';
-}
+import { SLUG_PATTERN } from '../tenants/tenants.js';
+import { strongEtag } from '../common/entity-tags.js';
+import type { Logo } from '../ports/tenant-reads.js';
+import { sniffImageType } from './media-type.js';
 
 /** Sent with every logo: scripts in an SVG never run, raster images are unaffected. */
 export const LOGO_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
@@ -56,5 +49,5 @@ export async function readLogoFile(logoDir: string, slug: string): Promise<Logo 
 function toLogo(bytes: Buffer, source: Logo['source']): Logo | null {
   if (bytes.length === 0 || bytes.length > MAX_LOGO_BYTES) return null;
   const mediaType = sniffImageType(bytes);
-  return mediaType === null ? null : { bytes, mediaType, etag: strongEtag(bytes), source };
+  return mediaType === null ? null : { bytes, mediaType, etag: strongEtag(bytes), source, securityPolicy: LOGO_CSP };
 }

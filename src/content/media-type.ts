@@ -1,5 +1,4 @@
-/** Image media types a logo may have (the contract's four). */
-export type ImageMediaType = 'image/png' | 'image/svg+xml' | 'image/jpeg' | 'image/webp';
+import type { ImageMediaType } from '../ports/tenant-reads.js';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

@@ -1,17 +1,8 @@
 import type Database from 'better-sqlite3';
 import { hasTable } from '../search/kls-schema.js';
-import { strongEtag } from './etag.js';
+import { strongEtag } from '../common/entity-tags.js';
 
-/** The two artifact keys and how each is sent. */
-export type ArtifactKey = 'graph_json' | 'graph_html';
-
-/** A pipeline artifact ready to send. */
-export type PipelineArtifact =
-  | { key: 'graph_json'; graph: Record<string, unknown>; etag: string }
-  | { key: 'graph_html'; html: string; etag: string };
-
-/** Why an artifact cannot be sent. */
-export type ArtifactMiss = { missing: 'absent' | 'not-a-json-object' };
+import type { ArtifactKey, ArtifactMiss, PipelineArtifact } from '../ports/tenant-reads.js';
 
 /**
  * Content-Security-Policy per artifact. The HTML graph runs sandboxed in an opaque origin: inline scripts and
@@ -29,7 +20,7 @@ export function readPipelineArtifact(db: Database.Database, key: ArtifactKey): P
   const row = db.prepare('SELECT content FROM pipeline_artifacts WHERE artifact_key = ?').get(key) as { content: unknown } | undefined;
   const content = Buffer.isBuffer(row?.content) ? row.content.toString('utf8') : row?.content;
   if (typeof content !== 'string') return { missing: 'absent' };
-  if (key === 'graph_html') return { key, html: content, etag: strongEtag(content) };
+  if (key === 'graph_html') return { key, html: content, etag: strongEtag(content), securityPolicy: ARTIFACT_CSP.graph_html };
   let graph: unknown;
   try {
     graph = JSON.parse(content);
@@ -37,5 +28,5 @@ export function readPipelineArtifact(db: Database.Database, key: ArtifactKey): P
     return { missing: 'not-a-json-object' };
   }
   if (graph === null || typeof graph !== 'object' || Array.isArray(graph)) return { missing: 'not-a-json-object' };
-  return { key, graph: graph as Record<string, unknown>, etag: strongEtag(content) };
+  return { key, graph: graph as Record<string, unknown>, etag: strongEtag(content), securityPolicy: ARTIFACT_CSP.graph_json };
 }

@@ -1,13 +1,8 @@
 import type Database from 'better-sqlite3';
 import { hasTable } from '../search/kls-schema.js';
-import { strongEtag } from './etag.js';
+import { strongEtag } from '../common/entity-tags.js';
 
-/** A stored PDF report. */
-export interface Report {
-  key: string;
-  pdf: Buffer;
-  etag: string;
-}
+import type { Report } from '../ports/tenant-reads.js';
 
 /** Report keys: lowercase letters, digits and underscores (the contract's `ReportKey`). */
 export const REPORT_KEY_PATTERN = /^[a-z0-9_]{1,100}$/;
@@ -19,6 +14,3 @@ export function readReport(db: Database.Database, key: string): Report | null {
   if (!Buffer.isBuffer(row?.pdf) || row.pdf.length === 0) return null;
   return { key, pdf: row.pdf, etag: strongEtag(row.pdf) };
 }
-
-/** `Content-Disposition` of a report: shown inline, saved as `<key>.pdf` (the key pattern needs no escaping). */
-export const reportDisposition = (key: string): string => `inline; filename="${key}.pdf"`;

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { startSpan } from '../telemetry/tracing.js';
+import { startSpan } from '../tracing.js';
 import { csvRecord } from './csv.js';
 import { CHUNK_BYTES } from './csv-chunks.js';
 

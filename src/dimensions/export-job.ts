@@ -1,9 +1,39 @@
 import type Database from 'better-sqlite3';
-import type { ExportJobSpec, JobReply } from '../reader-threads/protocol.js';
+import type { ReaderJob, SendReply, SteppedJob } from '../reader-threads/protocol.js';
+import type { DimensionTable } from './dimension-table.js';
+import type { ExportOptions } from './export-options.js';
 import { firstRows, rowEncoder, type ChunkEncoder } from './csv-chunks.js';
 import { inodeOf, openExportConnection, rowCeiling } from './export-connection.js';
 import { exportSelect, matchProbe } from './export-sql.js';
 import { blockEncoder, planBlocks } from './rowid-blocks.js';
+
+/** A dimension export as the main thread hands it to a reader (structured-cloned to a reader thread). */
+export interface ExportJobSpec {
+  file: string;
+  /** The inode of the file the main thread read the table and options from: the export reads that file or none. */
+  inode: number;
+  table: DimensionTable;
+  options: ExportOptions;
+  /** Row cap (MAX_EXPORT_ROWS, or a test's). */
+  cap: number;
+}
+
+/** The export as a reader job. */
+export interface ExportReaderJob extends ReaderJob {
+  kind: 'export';
+  spec: ExportJobSpec;
+}
+
+/**
+ * What an export says: whether it is truncated (first), chunks of CSV of `records` rows, UTF-8 (transferred from a
+ * reader thread), then `end`; or, at once, that the path named another file than the one the main thread read the
+ * table from (swapped meanwhile), or none.
+ */
+export type ExportReply =
+  | { kind: 'head'; id: number; final: false; truncated: boolean }
+  | { kind: 'chunk'; id: number; final: false; bytes: ArrayBuffer; records: number }
+  | { kind: 'end'; id: number; final: true }
+  | { kind: 'replaced'; id: number; final: true };
 
 /** Matching rows the truncation probe steps through per step. */
 const PROBE_ROWS_PER_STEP = 50_000;
@@ -21,7 +51,7 @@ const CHUNKS_AHEAD = 4;
  * Each step is bounded except a single SQLite step: the first row of a sort (which sorts every matching row), or
  * a row search that finds nothing, reads the whole table at once.
  */
-export class ExportJob {
+export class ExportJob implements SteppedJob {
   private db: Database.Database | null = null;
   private phase: 'open' | 'probe' | 'stream' | 'over' = 'open';
   private probe: { rows: Iterator<unknown>; matched: number } | null = null;
@@ -31,7 +61,7 @@ export class ExportJob {
   constructor(
     private readonly id: number,
     private readonly spec: ExportJobSpec,
-    private readonly send: (reply: JobReply, transfer?: ArrayBuffer[]) => void,
+    private readonly send: SendReply,
     /**
      * Where a step encodes its chunk before copying it into a buffer of the chunk's size, which it transfers: the
      * reader's, shared by its jobs: each step copies its chunk out before it returns.
@@ -72,13 +102,13 @@ export class ExportJob {
     try {
       this.db = openExportConnection(file);
     } catch (err) {
-      if (inodeOf(file) === null) return this.finish({ kind: 'replaced', id: this.id }); // removed meanwhile
+      if (inodeOf(file) === null) return this.finish({ kind: 'replaced', id: this.id, final: true }); // removed meanwhile
       throw err;
     }
     const db = this.db;
     // the main thread read the table from the file that had this inode; a file swapped in since is another one
     if (inodeOf(file) !== inode) {
-      this.finish({ kind: 'replaced', id: this.id });
+      this.finish({ kind: 'replaced', id: this.id, final: true });
       return;
     }
     if (rowCeiling(db, table) <= cap) {
@@ -103,7 +133,7 @@ export class ExportJob {
   private begin(truncated: boolean): void {
     this.probe?.rows.return?.();
     this.probe = null;
-    this.send({ kind: 'head', id: this.id, truncated });
+    this.send({ kind: 'head', id: this.id, final: false, truncated } satisfies ExportReply);
     const db = this.db!;
     const { table, options, cap } = this.spec;
     const plan = planBlocks(db, table, options, truncated);
@@ -124,12 +154,12 @@ export class ExportJob {
       chunk.set(this.target.subarray(0, used));
       if (long !== null) chunk.set(long, used);
       this.untaken += 1;
-      this.send({ kind: 'chunk', id: this.id, bytes, records }, [bytes]);
+      this.send({ kind: 'chunk', id: this.id, final: false, bytes, records } satisfies ExportReply, [bytes]);
     }
-    if (done) this.finish({ kind: 'end', id: this.id });
+    if (done) this.finish({ kind: 'end', id: this.id, final: true });
   }
 
-  private finish(reply: JobReply): void {
+  private finish(reply: ExportReply): void {
     this.close();
     this.send(reply);
   }

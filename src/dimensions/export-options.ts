@@ -1,4 +1,4 @@
-import { invalidRequest, type ValidationIssue } from '../http/errors.js';
+import { invalidRequest, type ValidationIssue } from '../common/problems.js';
 import type { DimensionColumn, DimensionTable } from './dimension-table.js';
 
 /** Query keys of a column filter: `f.<column>`. */

@@ -1,4 +1,5 @@
-import type { ExportJobSpec, JobReply, Readers } from '../reader-threads/protocol.js';
+import type { ReaderEnd, Readers } from '../reader-threads/protocol.js';
+import type { ExportJobSpec, ExportReaderJob, ExportReply } from './export-job.js';
 import type { CsvChunks } from './csv-export-stream.js';
 
 /** An export started on the readers. */
@@ -78,7 +79,7 @@ export function exportOnReaders(readers: Readers, spec: ExportJobSpec): Promise<
         return records;
       },
     };
-    const onReply = (reply: JobReply): void => {
+    const onReply = (reply: ExportReply | ReaderEnd): void => {
       switch (reply.kind) {
         case 'head':
           started = true;
@@ -98,7 +99,6 @@ export function exportOnReaders(readers: Readers, spec: ExportJobSpec): Promise<
           failure = started ? new Error(`export failed on its reader: ${reply.message}`) : new ExportNotStarted(false, reply.message);
           break;
         case 'cancelled':
-        case 'explained':
           break;
       }
       over = true;
@@ -106,6 +106,7 @@ export function exportOnReaders(readers: Readers, spec: ExportJobSpec): Promise<
       if (!started) reject(failure ?? new ExportNotStarted(false, `the export ended with "${reply.kind}" before it started`));
       else answer();
     };
-    const job = readers.run({ kind: 'export', spec }, onReply);
+    const exportJob: ExportReaderJob = { kind: 'export', spec };
+    const job = readers.run<ExportReply>(exportJob, onReply);
   });
 }

@@ -1,34 +1,19 @@
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
-import { etagOf } from '../contract-document.js';
+import { strongEtag } from '../common/entity-tags.js';
+import type { ApiDocs, DocAssetName, StaticBody } from '../ports/server-state.js';
 
-/** The Swagger UI files served under /docs, from the npm package (no CDN). */
-export const DOC_ASSETS = {
+/** The Swagger UI files served under /docs, from the npm package (no CDN), and their media types. */
+export const DOC_ASSETS: Readonly<Record<DocAssetName, string>> = {
   'swagger-ui.css': 'text/css',
   'swagger-ui-bundle.js': 'application/javascript',
   'swagger-ui-standalone-preset.js': 'application/javascript',
   'favicon-32x32.png': 'image/png',
-} as const;
-
-export type DocAsset = keyof typeof DOC_ASSETS;
-
-const assetDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-const cache = new Map<DocAsset, { data: Buffer; etag: string }>();
-
-/** One asset's bytes and ETag, read once. */
-export function readDocAsset(name: DocAsset): { data: Buffer; etag: string; mediaType: string } {
-  let entry = cache.get(name);
-  if (entry === undefined) {
-    const data = fs.readFileSync(path.join(assetDir, name));
-    entry = { data, etag: etagOf(data) };
-    cache.set(name, entry);
-  }
-  return { ...entry, mediaType: DOC_ASSETS[name] };
-}
+};
 
 /** The /docs page: Swagger UI reading /openapi.json. */
-export const DOCS_PAGE = `<!doctype html>
+const DOCS_PAGE = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -46,4 +31,24 @@ export const DOCS_PAGE = `<!doctype html>
 </body>
 </html>
 `;
-export const DOCS_PAGE_ETAG = etagOf(DOCS_PAGE);
+
+/** Swagger UI at /docs: the page, and the files of the swagger-ui-dist package it loads, each read once. */
+export class SwaggerUi implements ApiDocs {
+  readonly #page: StaticBody = { data: DOCS_PAGE, mediaType: 'text/html', etag: strongEtag(DOCS_PAGE) };
+  readonly #assets = new Map<DocAssetName, StaticBody>();
+  readonly #dir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+  page(): StaticBody {
+    return this.#page;
+  }
+
+  asset(name: DocAssetName): StaticBody {
+    let asset = this.#assets.get(name);
+    if (asset === undefined) {
+      const data = fs.readFileSync(path.join(this.#dir, name));
+      asset = { data, mediaType: DOC_ASSETS[name], etag: strongEtag(data) };
+      this.#assets.set(name, asset);
+    }
+    return asset;
+  }
+}

@@ -1,46 +1,16 @@
 import fs from 'node:fs';
-import type { Deps } from '../ports.js';
+import type { HealthOutcome } from '../ports/server-state.js';
+import type { HealthSources } from './health-sources.js';
 import type { KlsStore } from '../store/kls-store.js';
 import { toMb } from '../tenants/registry.js';
 import type { TenantEntry } from '../tenants/tenants.js';
-
-/** Local-mode health (the contract's `HealthLocal`). */
-export interface LocalHealth {
-  status: 'ok' | 'degraded';
-  mode: 'local';
-  version: string;
-  db: { tenants: number; appDb: 'ok' };
-  sizeMb: number;
-}
-
-/** Store-mode health (the contract's `HealthStore`). */
-export interface StoreHealth {
-  status: 'ok' | 'degraded';
-  mode: 'store';
-  version: string;
-  tenants: number;
-  downloading: number;
-  errors: number;
-  initialized: boolean;
-  sizeMb: number;
-}
-
-/** The 503 body of GET /health. */
-export interface FailedHealth {
-  status: 'error';
-  error: string;
-  mode: 'local' | 'store';
-  version: string;
-}
-
-type HealthOutcome = { healthy: true; body: LocalHealth | StoreHealth } | { healthy: false; body: FailedHealth };
 
 /**
  * Checks what the service needs to answer: the app database answers a query and KLS_DIR is readable; in store
  * mode also that the store was reachable once or something is cached. `degraded` while some tenant file is
  * unusable (local) or the store or a download reports an error (store) but tenants are served.
  */
-export async function checkHealth(deps: Deps): Promise<HealthOutcome> {
+export async function checkHealth(deps: HealthSources): Promise<HealthOutcome> {
   const version = deps.buildLabel.label;
   const fail = (error: string) => ({ healthy: false as const, body: { status: 'error' as const, error, mode: deps.config.klsMode, version } });
   try {
@@ -68,7 +38,7 @@ export async function checkHealth(deps: Deps): Promise<HealthOutcome> {
   };
 }
 
-function storeHealth(deps: Deps, store: KlsStore, version: string, fail: (error: string) => HealthOutcome): HealthOutcome {
+function storeHealth(deps: HealthSources, store: KlsStore, version: string, fail: (error: string) => HealthOutcome): HealthOutcome {
   const tenants = deps.tenants.list();
   const served = tenants.filter((t) => t.handle !== null && !t.handle.isClosed).length;
   if (store.neverReached && served === 0) return fail(store.error ?? 'object store unreachable');

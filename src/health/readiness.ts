@@ -1,26 +1,9 @@
 import fs from 'node:fs';
-import type { Deps } from '../ports.js';
+import type { ReadinessOutcome } from '../ports/server-state.js';
+import type { HealthSources } from './health-sources.js';
 
 /** Why an instance is not ready (the contract's `NotReady.reason`), in the order they are checked. */
 export type NotReadyReason = 'shutting-down' | 'app-database-unreachable' | 'kls-dir-unreadable' | 'object-store-unreachable' | 'store-not-initialized';
-
-/** The 200 body of GET /health/ready (the contract's `Ready`). */
-export interface Ready {
-  status: 'ready';
-  mode: 'local' | 'store';
-  version: string;
-}
-
-/** The 503 body of GET /health/ready (the contract's `NotReady`). */
-export interface NotReady {
-  status: 'not_ready';
-  reason: NotReadyReason;
-  detail: string;
-  mode: 'local' | 'store';
-  version: string;
-}
-
-type ReadinessOutcome = { ready: true; body: Ready } | { ready: false; body: NotReady };
 
 const DETAILS: Record<NotReadyReason, string> = {
   'shutting-down': 'the server is stopping; requests in flight are finished',
@@ -35,7 +18,7 @@ const DETAILS: Record<NotReadyReason, string> = {
  * while KLS_DIR cannot be read, nor in store mode before its first sync with the store has finished or while the store
  * was never reached and nothing is cached. Tenant files are opened before the server listens.
  */
-export async function checkReadiness(deps: Deps): Promise<ReadinessOutcome> {
+export async function checkReadiness(deps: HealthSources): Promise<ReadinessOutcome> {
   const mode = deps.config.klsMode;
   const version = deps.buildLabel.label;
   const reason = await notReadyReason(deps);
@@ -43,7 +26,7 @@ export async function checkReadiness(deps: Deps): Promise<ReadinessOutcome> {
   return { ready: false, body: { status: 'not_ready', reason, detail: DETAILS[reason], mode, version } };
 }
 
-async function notReadyReason(deps: Deps): Promise<NotReadyReason | null> {
+async function notReadyReason(deps: HealthSources): Promise<NotReadyReason | null> {
   if (deps.drain.draining) return 'shutting-down';
   try {
     await deps.appDb.ping();

@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import { holds, isRole, type Caller, type Role } from '../auth/caller.js';
 import { isCostKind, type CostKind } from '../auth/cost-limits.js';
 import { TokenRejected, type TokenVerifier } from '../auth/oidc.js';
-import { forbidden, HttpProblem, REALM } from './errors.js';
+import { forbidden, Problem } from '../common/problems.js';
 
 /** Who may call one operation, as the contract says: `security: []` is public, else `x-required-role`. */
 export interface AccessRule {
@@ -63,10 +63,9 @@ export function bearerToken(header: string): { kind: 'none' } | { kind: 'malform
 }
 
 /** 401 with the RFC 6750 challenge; `error="invalid_token"` only when a token was sent (detail non-null). */
-export function unauthorized(detail: string | null): HttpProblem {
-  const challenge = detail === null ? `Bearer realm="${REALM}"` : `Bearer realm="${REALM}", error="invalid_token"`;
-  return new HttpProblem('unauthorized', detail ?? 'this operation needs a bearer token: send Authorization: Bearer <JWT>', {
-    headers: { 'WWW-Authenticate': challenge },
+export function unauthorized(detail: string | null): Problem {
+  return new Problem('unauthorized', detail ?? 'this operation needs a bearer token: send Authorization: Bearer <JWT>', {
+    challenge: detail === null ? 'token-required' : 'invalid-token',
   });
 }
 

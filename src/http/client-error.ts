@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { PROBLEM_TYPE_BASE, PROBLEMS } from './errors.js';
+import { PROBLEM_TYPE_BASE, PROBLEMS } from '../common/problems.js';
 
 /** Node's default limit on the request line and headers together (`--max-http-header-size`), in bytes. */
 export const HEADER_LIMIT_BYTES = 16 * 1024;

@@ -3,7 +3,7 @@ import type http from 'node:http';
 import { Readable, pipeline } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { codedTag } from './conditional.js';
+import { codedTag } from '../common/entity-tags.js';
 
 /*
  * Content coding negotiated by Accept-Encoding (RFC 9110, 8.4 and 12.5.3), with Node's zlib (decision 13,
@@ -58,7 +58,7 @@ export function negotiatedCoding(ctx: Koa.Context): Coding | null {
 
 /** Whether a response of this media type may be compressed (and so varies by Accept-Encoding). */
 export function isCompressible(contentType: string): boolean {
-  // most answers carry exactly one of the listed types, as the adapter sets them
+  // most answers carry exactly one of the listed types, as the edge sets them (answer.ts)
   return COMPRESSIBLE.has(contentType) || COMPRESSIBLE.has(contentType.split(';')[0]!.trim().toLowerCase());
 }
 
@@ -71,7 +71,7 @@ function varyByCoding(ctx: Koa.Context): void {
   else ctx.res.setHeader('Vary', 'Accept-Encoding');
 }
 
-/** The headers of an answer sent in `coding`: its tag marked with the coding (src/http/conditional.ts) and `Content-Encoding`. */
+/** The headers of an answer sent in `coding`: its tag marked with the coding (src/common/entity-tags.ts) and `Content-Encoding`. */
 function markCoded(ctx: Koa.Context, etag: string, coding: Coding): void {
   if (etag !== '') ctx.set('ETag', codedTag(etag, coding));
   ctx.set('Content-Encoding', coding);

@@ -1,11 +1,9 @@
-import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, type Document, type Operation, type Request } from 'openapi-backend';
+import { OpenAPIBackend, type Document, type Operation, type OpenAPIRouter, type Request } from 'openapi-backend';
+import type { ContractSchemas } from '../contract-schemas.js';
 import { accessRules, type AccessRule } from './access.js';
 import { deprecationsOf, type OperationNotices } from './deprecation.js';
-import { operationFactsOf, type OperationFacts } from './request-validator.js';
-import { compiledParseRequest, parseFactsOf, type ParseFacts } from './request-parser.js';
-import { compiledMatchOperation } from './route-matcher.js';
+import { compiledParseRequest, operationFactsOf, parseFactsOf, type OperationFacts, type ParseFacts } from './request-validation.js';
 
 /** A declared response of an operation: its media types and, for a problem, the component its body must fit. */
 export interface DeclaredResponse {
@@ -37,36 +35,28 @@ export interface IndexedOperation {
 }
 
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
-const COMPONENTS_ID = 'contract.json';
-/** How a schema passed to `ContractIndex.compile` refers to a component: this, then the component's name. */
-export const COMPONENTS_REF = `${COMPONENTS_ID}#/components/schemas/`;
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
 /**
  * The contract read once: every operation with its access rule, declared responses and problems, deprecation,
- * route and the facts its parsing and validation need; the openapi-backend instance whose routing and parsing use
- * them; and one Ajv over the contract's components for every validator the server compiles itself (problem
- * bodies, and domain code's checks through `componentValidator`). Every module that needs the contract reads it
- * here, so that a contract that breaks a rule is refused at start, naming every break.
+ * route and the facts its parsing and validation need; and the openapi-backend instance whose routing and parsing
+ * use them. Every module of the edge that needs the contract reads it here, so that a contract that breaks a rule
+ * is refused at start, naming every break.
  */
 export class ContractIndex {
   readonly #operations: ReadonlyMap<string, IndexedOperation>;
-  readonly #ajv: Ajv;
-  readonly #components = new Map<string, ValidateFunction>();
 
   private constructor(
     readonly api: OpenAPIBackend,
     operations: ReadonlyMap<string, IndexedOperation>,
-    components: unknown,
+    /** The component schemas, for the checks of problem bodies. */
+    readonly schemas: ContractSchemas,
   ) {
     this.#operations = operations;
-    // allErrors: a domain check reports every issue of a value at once, as request validation lists its errors
-    this.#ajv = new Ajv({ strict: false, allErrors: true });
-    addFormats.default(this.#ajv, { mode: 'full' });
-    this.#ajv.addSchema({ $id: COMPONENTS_ID, components }, COMPONENTS_ID);
   }
 
   /** Reads `document` (already checked by redocly lint in CI; the rules of this server are checked here). */
-  static async build(document: Document): Promise<ContractIndex> {
+  static async build(document: Document, schemas: ContractSchemas): Promise<ContractIndex> {
     const api = await createContractBackend(document, false);
     const rules = accessRules(document as Parameters<typeof accessRules>[0]);
     const deprecations = deprecationsOf(document);
@@ -87,7 +77,7 @@ export class ContractIndex {
       });
     }
     compileRouting(api, (operation) => (operations.get(operation.operationId as string) as IndexedOperation).parse);
-    return new ContractIndex(api, operations, (document as { components?: unknown }).components);
+    return new ContractIndex(api, operations, schemas);
   }
 
   /** Every operation, by operationId. */
@@ -102,32 +92,15 @@ export class ContractIndex {
     return found;
   }
 
-  /** The operation a request's method and path match, or undefined (404 or 405: openapi-backend tells which). */
-  match(request: Pick<Request, 'method' | 'path'>): IndexedOperation | undefined {
-    const operation = this.api.router.matchOperation({ ...request, headers: {} });
-    return operation === undefined ? undefined : this.#operations.get(operation.operationId as string);
+  /** The operation a request's method and path match, or null (`allowedMethods` tells a 404 from a 405). */
+  match(method: string, path: string): IndexedOperation | null {
+    const operation = this.api.router.matchOperation({ method, path, headers: {} });
+    return operation === undefined ? null : (this.#operations.get(operation.operationId as string) ?? null);
   }
 
-  /**
-   * A validator of `#/components/schemas/<name>` compiled once on the shared Ajv (all errors reported, formats
-   * checked). For domain code that checks a value against the contract outside request validation.
-   */
-  componentValidator(name: string): ValidateFunction {
-    let validate = this.#components.get(name);
-    if (validate === undefined) {
-      validate = this.#ajv.getSchema(`${COMPONENTS_REF}${name}`);
-      if (validate === undefined) throw new Error(`openapi.yaml has no schema ${name}`);
-      this.#components.set(name, validate);
-    }
-    return validate;
-  }
-
-  /**
-   * A validator of `schema` compiled on the shared Ajv, where `$ref: COMPONENTS_REF + name` names a component
-   * (`{ type: 'array', items: { $ref: … } }`). Compile once, at start: each call compiles anew.
-   */
-  compile(schema: object): ValidateFunction {
-    return this.#ajv.compile(schema);
+  /** The methods some operation takes on `path`, in upper case; none for a path no operation has. */
+  allowedMethods(path: string): string[] {
+    return METHODS.filter((method) => this.api.router.matchOperation({ method, path, headers: {} }) !== undefined).map((m) => m.toUpperCase());
   }
 }
 
@@ -192,4 +165,53 @@ function schemaName(schema: { $ref?: string }): string {
   const ref = schema.$ref;
   if (ref === undefined || !ref.startsWith('#/components/schemas/')) throw new Error('a problem response schema must be a $ref to #/components/schemas/…');
   return ref.slice('#/components/schemas/'.length);
+}
+
+/** `{name}` in a path template. */
+const TEMPLATE_PART = /\{[^}]+\}/g;
+const escapeRegExp = (literal: string): string => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+interface Candidate {
+  operation: Operation;
+  pattern: RegExp;
+  /** Length of the path without its templates: the more literal, the more specific. */
+  specificity: number;
+}
+
+/**
+ * openapi-backend's `matchOperation` with the path patterns compiled once: the library builds a RegExp for
+ * every operation's path on every request to a templated path (44 per request here). Same answers, same
+ * errors ('404-notFound…', '405-methodNotAllowed…', which handleRequest turns into its notFound and
+ * methodNotAllowed handlers): an exact path with the method first, else the templated paths that match,
+ * most specific first, the first with the method.
+ */
+export function compiledMatchOperation(router: OpenAPIRouter, operations: readonly Operation[]): (req: Request, strict?: boolean) => Operation | undefined {
+  const candidates: Candidate[] = operations.map((operation) => ({
+    operation,
+    pattern: new RegExp(`^${operation.path.replace(TEMPLATE_PART, '\0').split('\0').map(escapeRegExp).join('[^/]+')}$`),
+    specificity: operation.path.replace(/\{.*?\}/g, '').length,
+  }));
+  // stable sort: among equally specific paths the document order stays, as with lodash's orderBy
+  const bySpecificity = [...candidates].sort((a, b) => b.specificity - a.specificity);
+  const fail = (strict: boolean | undefined, message: string): undefined => {
+    if (strict === true) throw Error(message);
+    return undefined;
+  };
+  // private in the typings, public in the code: the apiRoot check the library's own matchOperation makes. Should
+  // a release rename it, the server refuses to start rather than route differently (test/unit/route-matcher.test.ts
+  // compares the two with and without an apiRoot).
+  const isUnderApiRoot = (router as unknown as { isUnderApiRoot?: (path: string) => boolean }).isUnderApiRoot;
+  if (typeof isUnderApiRoot !== 'function') throw new Error("openapi-backend's router has no isUnderApiRoot: compiledMatchOperation must follow the library's routing again");
+  const underApiRoot = (path: string): boolean => isUnderApiRoot.call(router, path);
+  return (request, strict) => {
+    const req = router.normalizeRequest(request);
+    if (!underApiRoot(req.path)) return fail(strict, '404-notFound: no route matches request');
+    const path = router.normalizePath(req.path);
+    const exact = candidates.find(({ operation }) => operation.path === path && operation.method === req.method);
+    if (exact !== undefined) return exact.operation;
+    const matching = bySpecificity.filter(({ pattern }) => pattern.test(path));
+    if (matching.length === 0) return fail(strict, '404-notFound: no route matches request');
+    const match = matching.find(({ operation }) => operation.method === req.method);
+    return match === undefined ? fail(strict, '405-methodNotAllowed: this method is not registered for the route') : match.operation;
+  };
 }

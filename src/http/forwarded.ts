@@ -1,11 +1,7 @@
-import type Koa from 'koa';
 import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
 import proxyaddr from 'proxy-addr';
 import { MAX_PROXY_HOPS, type TrustProxy } from '../config.js';
-
-/** Where the host a trusted proxy forwarded (`X-Forwarded-Host`) is kept (ctx.state). */
-const FORWARDED_HOST_STATE = 'forwardedHost';
 
 /** proxy-addr's trust function for TRUST_PROXY: the first `hops` addresses, or the listed addresses and ranges. */
 export function trustOf(trust: TrustProxy): (address: string, hop: number) => boolean {
@@ -16,41 +12,32 @@ export function trustOf(trust: TrustProxy): (address: string, hop: number) => bo
   return proxyaddr.compile([...trust.addresses]);
 }
 
+/** What a chain of trusted proxies vouched for: the client's address and the host it asked for, each null when none did. */
+export interface ForwardedClient {
+  address: string | null;
+  host: string | null;
+}
+
 /**
- * With TRUST_PROXY: the client address (`ctx.ip`, for the limits on costly work and the audit line) is the rightmost
+ * With TRUST_PROXY: the client address (for the limits on costly work and the audit line) is the rightmost
  * `X-Forwarded-For` entry that no trusted proxy added, found by proxy-addr walking from the connection's peer while
  * it is trusted; the host is the `X-Forwarded-Host` entry the outermost trusted proxy wrote. A request whose peer
- * is not trusted keeps its peer address and its `Host`: a client cannot choose what it is counted as. The first
- * step of the request's pass (request-pass.ts).
+ * is not trusted keeps its peer address and its `Host`: a client cannot choose what it is counted as.
  */
-export function forwardedClient(trust: TrustProxy): (ctx: Koa.Context) => void {
+export function forwardedClientOf(trust: TrustProxy): (req: IncomingMessage) => ForwardedClient | null {
   const trusted = trustOf(trust);
-  return (ctx) => {
-    const forwardedFor = ctx.get('x-forwarded-for');
-    if (forwardedFor !== '') {
-      // only the entries a chain of MAX_PROXY_HOPS proxies can have written are walked: a long header costs nothing more
-      const chain = proxyaddr.all(withForwardedFor(ctx.req, lastEntries(forwardedFor, MAX_PROXY_HOPS + 1)), trusted);
-      // chain: the peer, then each address a trusted proxy vouched for; its last one is the client
-      const client = chain.findLast((address) => net.isIP(address) !== 0);
-      if (client !== undefined) ctx.request.ip = client;
-      const proxies = chain.length - 1;
-      const hosts = proxies > 0 ? ctx.get('x-forwarded-host') : '';
-      if (hosts !== '') {
-        const entries = lastEntries(hosts, proxies).split(',');
-        ctx.state[FORWARDED_HOST_STATE] = entries[0]!.trim();
-      }
-    }
+  return (req) => {
+    const forwardedFor = req.headers['x-forwarded-for'];
+    if (typeof forwardedFor !== 'string' || forwardedFor === '') return null;
+    // only the entries a chain of MAX_PROXY_HOPS proxies can have written are walked: a long header costs nothing more
+    const chain = proxyaddr.all(withForwardedFor(req, lastEntries(forwardedFor, MAX_PROXY_HOPS + 1)), trusted);
+    // chain: the peer, then each address a trusted proxy vouched for; its last one is the client
+    const address = chain.findLast((candidate) => net.isIP(candidate) !== 0) ?? null;
+    const proxies = chain.length - 1;
+    const hosts = proxies > 0 ? req.headers['x-forwarded-host'] : undefined;
+    const host = typeof hosts === 'string' && hosts !== '' ? lastEntries(hosts, proxies).split(',')[0]!.trim() : null;
+    return { address, host };
   };
-}
-
-/** The host the request was sent to: a trusted proxy's `X-Forwarded-Host` when there is one, else the `Host` header. */
-export function requestHost(ctx: Koa.Context): string {
-  return forwardedHost(ctx) ?? ctx.get('host');
-}
-
-/** The host a trusted proxy forwarded (`X-Forwarded-Host`), or null when none did. */
-export function forwardedHost(ctx: Koa.Context): string | null {
-  return (ctx.state[FORWARDED_HOST_STATE] as string | undefined) ?? null;
 }
 
 /** The last `count` comma-separated entries of a header value (all of them when it has fewer). */

@@ -1,64 +1,55 @@
 import type Koa from 'koa';
-import type { RequestContext } from './request-context.js';
+import type { RequestRecord } from './request-record.js';
 
 /**
- * A step before the operation is served: it refuses the request by throwing (an HttpProblem), answers it itself by
+ * A check before the operation is served: it refuses the request by throwing a problem, answers it itself by
  * returning true (a CORS preflight), or lets it through.
  */
-export type Admission = (ctx: Koa.Context) => boolean | void;
+export type Guard = (ctx: Koa.Context, record: RequestRecord) => boolean | void;
 
-/** What a request passes through, each once, in the order of the fields. */
+/** What a request passes through. */
 export interface RequestSteps {
-  /** Its id and headers first; its log line and duration last, whatever happened between. */
-  context: RequestContext;
-  /** With tracing: called first, it gives what names the request's span at the end (null: no span recorded). */
-  span?: ((ctx: Koa.Context) => (() => void) | null) | null;
-  /** In order: the client address, the host, CORS, the cross-site guard. */
-  admissions: readonly Admission[];
-  /** The operation: matched, authorized, validated, handled, its result written to `ctx`. */
-  serve: (ctx: Koa.Context) => Promise<void>;
+  /** The request's record: its id, its client, the operation it matches. */
+  begin: (ctx: Koa.Context) => RequestRecord;
+  /** In order: the host, CORS, the cross-site check. */
+  guards: readonly Guard[];
+  /** The operation: authorized, validated, handled, its result written to `ctx`. */
+  serve: (ctx: Koa.Context, record: RequestRecord) => Promise<void>;
   /** The one place an error becomes an answer: a problem response, never a stack trace. */
-  answerError: (ctx: Koa.Context, err: unknown) => void;
+  answerError: (ctx: Koa.Context, record: RequestRecord, err: unknown) => void;
   /** Once the answer is decided: its content coding; a promise only when a body is being compressed. */
-  compress?: ((ctx: Koa.Context) => Promise<void> | undefined) | null;
-  /** The audit line of the request, when it is one to audit. */
-  audit?: ((ctx: Koa.Context) => void) | null;
+  compress: (ctx: Koa.Context) => Promise<void> | undefined;
+  /** What is written from the outcome, in order (the span's name, the audit line, the log line and the metrics). */
+  end: readonly ((ctx: Koa.Context, record: RequestRecord) => void)[];
 }
 
 /**
- * The one middleware: every request is taken through each step once, in one async frame instead of one per
- * concern. An error anywhere (an admission's refusal, the operation's problem, a failed compression) is answered
- * by `answerError`; a problem answer is compressed as any other. The audit line, the span's name, the log line and
- * the duration come last, from what the request did.
+ * The one middleware: every request goes through its steps once, in one async frame. An error anywhere (a guard's
+ * refusal, the operation's problem, a failed compression) is answered by `answerError`, and a problem answer is
+ * compressed as any other. What the request did is written at its end, from its record and its answer.
  */
 export function requestPass(steps: RequestSteps): Koa.Middleware {
-  const { context, admissions, serve, answerError } = steps;
-  const span = steps.span ?? null;
-  const compress = steps.compress ?? null;
-  const audit = steps.audit ?? null;
+  const { begin, guards, serve, answerError, compress, end } = steps;
   return async (ctx) => {
-    context.begin(ctx);
-    const nameSpan = span === null ? null : span(ctx);
+    const record = begin(ctx);
     try {
       try {
-        if (!answeredBeforeServing(admissions, ctx)) await serve(ctx);
+        if (!answeredByGuard(guards, ctx, record)) await serve(ctx, record);
       } catch (err) {
-        answerError(ctx, err);
+        answerError(ctx, record, err);
       }
-      const compressing = compress === null ? undefined : compress(ctx);
+      const compressing = compress(ctx);
       if (compressing !== undefined) await compressing;
     } catch (err) {
-      answerError(ctx, err);
+      answerError(ctx, record, err);
     } finally {
-      audit?.(ctx);
-      nameSpan?.();
-      context.end(ctx);
+      for (const write of end) write(ctx, record);
     }
   };
 }
 
-/** Runs the admissions in order; true when one answered the request itself. */
-function answeredBeforeServing(admissions: readonly Admission[], ctx: Koa.Context): boolean {
-  for (const admission of admissions) if (admission(ctx) === true) return true;
+/** Runs the guards in order; true when one answered the request itself. */
+function answeredByGuard(guards: readonly Guard[], ctx: Koa.Context, record: RequestRecord): boolean {
+  for (const guard of guards) if (guard(ctx, record) === true) return true;
   return false;
 }

@@ -1,19 +1,30 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { HttpProblem } from '../http/errors.js';
-import type { JobReply, Readers } from '../reader-threads/protocol.js';
-import { GoldTableCount, type EntityQuery, type ExplainGroup } from './explain.js';
+import { Problem } from '../common/problems.js';
+import type { ReaderEnd, ReaderJob, Readers, SendReply, SteppedJob } from '../reader-threads/protocol.js';
+import type { EntityQuery, ExplainGroup } from '../ports/lineage.js';
+import { GoldTableCount } from './explain.js';
 import { registeredGoldTables } from './gold-tables.js';
 
 /** Page cache of the connection an explain opens, in KiB: it reads each page of a table it scans once. */
 const EXPLAIN_CACHE_KIB = 1024;
+
+/** The source records of an entity in a tenant file, as a reader job. */
+export interface ExplainReaderJob extends ReaderJob {
+  kind: 'explain';
+  file: string;
+  query: EntityQuery;
+}
+
+/** What an explain says: its groups; or that the tenant's file was removed since the request leased it. */
+export type ExplainReply = { kind: 'explained'; id: number; final: true; groups: ExplainGroup[] } | { kind: 'replaced'; id: number; final: true };
 
 /**
  * The source records of an entity on a reader, in steps: open the file and read the registry (one step), then
  * each registered Gold table (of the entity type, or all) a slice at a time (GoldTableCount), then `explained`:
  * one group per table with at least one matching row, ordered by table name.
  */
-export class ExplainJob {
+export class ExplainJob implements SteppedJob {
   private db: Database.Database | null = null;
   private tables: GoldTableCount[] = [];
   private readonly groups: ExplainGroup[] = [];
@@ -23,7 +34,7 @@ export class ExplainJob {
     private readonly id: number,
     private readonly file: string,
     private readonly query: EntityQuery,
-    private readonly send: (reply: JobReply) => void,
+    private readonly send: SendReply,
   ) {}
 
   get runnable(): boolean {
@@ -39,7 +50,7 @@ export class ExplainJob {
     const table = this.tables[0];
     if (table === undefined) {
       this.close();
-      this.send({ kind: 'explained', id: this.id, groups: this.groups });
+      this.send({ kind: 'explained', id: this.id, final: true, groups: this.groups } satisfies ExplainReply);
       return;
     }
     table.step();
@@ -65,7 +76,7 @@ export class ExplainJob {
       if (fs.existsSync(this.file)) throw err;
       // the tenant's file was removed since the request leased it
       this.close();
-      this.send({ kind: 'replaced', id: this.id });
+      this.send({ kind: 'replaced', id: this.id, final: true } satisfies ExplainReply);
       return;
     }
     this.db.pragma(`cache_size = -${EXPLAIN_CACHE_KIB}`);
@@ -83,7 +94,8 @@ const GONE_RETRY_AFTER_S = 1;
  */
 export function explainOnReaders(readers: Readers, tenant: string, file: string, query: EntityQuery): Promise<ExplainGroup[]> {
   return new Promise((resolve, reject) => {
-    readers.run({ kind: 'explain', file, query }, (reply) => {
+    const job: ExplainReaderJob = { kind: 'explain', file, query };
+    readers.run<ExplainReply>(job, (reply: ExplainReply | ReaderEnd) => {
       if (reply.kind === 'explained') resolve(reply.groups);
       else if (reply.kind === 'replaced') reject(gone(tenant));
       else if (reply.kind === 'failed') reject(new Error(`explain failed on its reader: ${reply.message}`));
@@ -92,7 +104,5 @@ export function explainOnReaders(readers: Readers, tenant: string, file: string,
   });
 }
 
-const gone = (tenant: string): HttpProblem =>
-  new HttpProblem('tenant-unavailable', `the file of tenant "${tenant}" was removed as the explain started; retry`, {
-    headers: { 'Retry-After': String(GONE_RETRY_AFTER_S) },
-  });
+const gone = (tenant: string): Problem =>
+  new Problem('tenant-unavailable', `the file of tenant "${tenant}" was removed as the explain started; retry`, { retryAfterSeconds: GONE_RETRY_AFTER_S });

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { EntityQuery, ExplainGroup } from '../ports/lineage.js';
 import { columnsOf, hasRowid, quoteIdentifier } from '../search/kls-schema.js';
 import type { Locale } from '../search/localized.js';
 import type { GoldTable } from './gold-tables.js';
@@ -10,22 +11,6 @@ export const SLICE_ROWIDS = 32_768;
 /** The most slices a table is counted in; a table whose rowids span more is counted in one step. */
 const MAX_SLICES = 4096;
 
-/** What to look up. */
-export interface EntityQuery {
-  entityType: string | null;
-  entityId: string;
-  /** `YYYY-MM`, or null for every month. */
-  timeBucket: string | null;
-  locale: Locale;
-}
-
-/** Matching rows of one Gold table (the contract's ExplainGroup). */
-export interface ExplainGroup {
-  table: string;
-  label: string;
-  count: number;
-  rows: Record<string, unknown>[];
-}
 
 /**
  * The rows of one Gold table whose entity column equals the ID and, for a table with a time column, whose month

@@ -1,26 +1,28 @@
-import type Database from 'better-sqlite3';
+import type { EntityQuery, ExplainGroup, Explanations, FindingExplanation, MalformedFinding } from '../ports/lineage.js';
 import type { Readers } from '../reader-threads/protocol.js';
-import type { Locale } from '../search/localized.js';
 import type { AfsDefinitions } from '../signals/afs-store.js';
-import type { EntityQuery, ExplainGroup } from './explain.js';
+import { readLeased, type TenantEntry, type Tenants } from '../tenants/tenants.js';
 import { explainOnReaders } from './explain-job.js';
-import { explainFindingRecords, type FindingExplanation } from './finding-explanation.js';
-import type { MalformedFinding } from './finding.js';
+import { explainFindingRecords } from './finding-explanation.js';
 
-/** Explanations from a tenant file the caller holds: counts read on the readers, signals from the KLS or the AFS. */
-export class Explanations {
+/**
+ * Explanations from the tenants' files: counts read on the readers while the file stays leased, signals from the
+ * KLS or the AFS.
+ */
+export class TenantExplanations implements Explanations {
   constructor(
+    private readonly tenants: Pick<Tenants, 'lease'>,
     private readonly readers: Readers,
     private readonly definitions: Pick<AfsDefinitions, 'read'>,
   ) {}
 
-  /** The entity's source records grouped by Gold table, from `db`, the file of tenant `tenantId`. */
-  entity(db: Database.Database, tenantId: string, query: EntityQuery): Promise<ExplainGroup[]> {
-    return explainOnReaders(this.readers, tenantId, db.name, query);
+  entity(entry: TenantEntry, query: EntityQuery): Promise<ExplainGroup[]> {
+    return readLeased(this.tenants, entry, (db) => explainOnReaders(this.readers, entry.compositeId, db.name, query));
   }
 
-  /** The finding, its signal's summary and its entity's source records; null when unknown, MalformedFinding when its row breaks the KLS contract. */
-  finding(db: Database.Database, tenantId: string, findingId: string, locale: Locale): Promise<FindingExplanation | MalformedFinding | null> {
-    return explainFindingRecords(db, this.definitions, findingId, locale, (query) => this.entity(db, tenantId, query));
+  finding(entry: TenantEntry, findingId: string, locale: EntityQuery['locale']): Promise<FindingExplanation | MalformedFinding | null> {
+    return readLeased(this.tenants, entry, (db) =>
+      explainFindingRecords(db, this.definitions, findingId, locale, (query) => explainOnReaders(this.readers, entry.compositeId, db.name, query)),
+    );
   }
 }

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Locale } from '../search/localized.js';
-import type { EntityQuery, ExplainGroup } from './explain.js';
-import { readFinding, type FindingRecord, type MalformedFinding } from './finding.js';
+import type { EntityQuery, ExplainGroup, MalformedFinding } from '../ports/lineage.js';
+import { readFinding, type FindingRecord } from './finding.js';
 import type { AfsDefinitions } from '../signals/afs-store.js';
 import { findSignalSummary, type SignalSummary } from './signal-summary.js';
 

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { MalformedFinding } from '../ports/lineage.js';
 import { columnsOf, hasTable } from '../search/kls-schema.js';
 
 /** Entity types a finding may name (the contract's EntityType). */
@@ -20,10 +21,6 @@ export interface FindingRecord {
   evidence: unknown;
 }
 
-/** A row that exists but whose probe_id, entity_type or severity the contract cannot carry. */
-export interface MalformedFinding {
-  malformed: string;
-}
 
 const FINDING_COLUMNS = ['finding_id', 'probe_id', 'entity_type', 'entity_id', 'time_bucket', 'severity', 'money_at_risk', 'evidence'] as const;
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])/;

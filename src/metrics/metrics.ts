@@ -1,5 +1,3 @@
-import type { WriteFailure } from '../narrative/language-model.js';
-
 /** A counter domain code moves: a Prometheus counter, or one that records nothing (METRICS=off). */
 export interface Count {
   inc(amount?: number): void;
@@ -11,7 +9,7 @@ export interface LabelledCount<L extends string, V extends string> {
 }
 
 /** Outcomes of one language-model call for a narrative. */
-export type NarrativeOutcome = 'ok' | WriteFailure;
+export type NarrativeOutcome = 'ok' | 'api_error' | 'timeout' | 'unreachable' | 'no_text' | 'failed';
 export const NARRATIVE_OUTCOMES: readonly NarrativeOutcome[] = ['ok', 'api_error', 'timeout', 'unreachable', 'no_text', 'failed'];
 
 /** Kinds of app-database errors: a lock not granted in time, a database that does not answer, anything else. */

@@ -3,14 +3,13 @@ import type { AfsDefinitions } from '../signals/afs-store.js';
 import type { KlsLease } from '../tenants/tenants.js';
 import { readEntityRecords, readSignalFromAfs, readSignalFromKls, type EntityRecords, type SignalInfo } from './enrichment.js';
 import type { LanguageModel } from './language-model.js';
-import { buildNarrativePrompt, type NarrativeFinding, type NarrativeLocale } from './prompt.js';
+import type { NarrativeFinding, NarrativeLocale, NarrativeWriter, WrittenNarrative } from '../ports/outbound.js';
+import { buildNarrativePrompt } from './prompt.js';
 import { firstSentences } from './sentences.js';
 
-/** A narrative written, or why not; `rows` counts the Gold rows put in the prompt (for the audit line). */
-export type WrittenNarrative = { ok: true; narrative: string; model: string; rows: number } | { ok: false; message: string; rows: number };
 
 /** Narratives of findings: the finding enriched from the tenant file and the AFS, written by the language model. */
-export class Narratives {
+export class Narratives implements NarrativeWriter {
   constructor(
     private readonly model: LanguageModel,
     private readonly definitions: Pick<AfsDefinitions, 'read'>,

@@ -1,19 +1,7 @@
 import type { EntityRecords, LocalizedText, SignalInfo } from './enrichment.js';
 import type { NarrativePrompt } from './language-model.js';
 
-/** Languages a narrative can be written in. */
-export type NarrativeLocale = 'en' | 'de' | 'fr';
-
-/** The finding to narrate, as the request gives it. */
-export interface NarrativeFinding {
-  probe_id: string;
-  entity_type: string;
-  entity_id: string;
-  time_bucket: string | null;
-  severity: string;
-  money_at_risk: number;
-  evidence?: unknown;
-}
+import type { NarrativeFinding, NarrativeLocale } from '../ports/outbound.js';
 
 const LANGUAGE_NAMES: Record<NarrativeLocale, string> = { en: 'English', de: 'German (Deutsch, Swiss usage: no ß)', fr: 'French (français)' };
 /** Evidence longer than this (as JSON) is cut in the prompt. */

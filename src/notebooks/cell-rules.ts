@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../http/errors.js';
+import type { ValidationIssue } from '../common/problems.js';
 
 /** The cell types of the contract's `CellInput`. */
 export const CELL_TYPES = ['narrative', 'view', 'reference', 'discussion', 'action'] as const;
@@ -18,8 +18,10 @@ const AUTHOR_MAX_LENGTH = 200;
 
 /** Checks a value against one of the contract's component schemas: its issues, named under `name`; empty when valid. */
 export type SchemaCheck = (value: unknown, name: string) => ValidationIssue[];
-/** The check of the contract's component schema of that name (`ActionCellInput`, `DiscussionReply`). */
-export type SchemaChecks = (schemaName: string) => SchemaCheck;
+/** The checks of the contract's component schemas (`ActionCellInput`, `DiscussionReply`). */
+export interface SchemaChecks {
+  check(schemaName: string): SchemaCheck;
+}
 
 const INPUT_SCHEMA: Record<CellType, string> = {
   narrative: 'NarrativeCellInput',
@@ -31,17 +33,17 @@ const INPUT_SCHEMA: Record<CellType, string> = {
 
 /**
  * The rules a cell keeps as it is stored (`{type, ...members, author?}`), beyond what the request validator checks.
- * A new cell arrived as a valid `CellInput`; what is left is what its schema cannot say (its size, an author taken
- * from the caller). A changed cell is the stored one with `updates` merged in, which no request schema describes:
- * it is checked against the schema of its type here.
+ * A new cell arrived as a valid `CellInput`; what is left is what its schema does not say (its size, an author taken
+ * from the caller, which view a view cell shows). A changed cell is the stored one with `updates` merged in, which
+ * no request schema describes: it is checked against the schema of its type here.
  */
 export class CellRules {
   private readonly byType: ReadonlyMap<string, SchemaCheck>;
   private readonly reply: SchemaCheck;
 
   constructor(schemaChecks: SchemaChecks) {
-    this.byType = new Map(CELL_TYPES.map((type) => [type, schemaChecks(INPUT_SCHEMA[type])]));
-    this.reply = schemaChecks('DiscussionReply');
+    this.byType = new Map(CELL_TYPES.map((type) => [type, schemaChecks.check(INPUT_SCHEMA[type])]));
+    this.reply = schemaChecks.check('DiscussionReply');
   }
 
   /** Issues of a new cell, whose request passed `CellInput` (`author` the one recorded: it may be the caller's name). */
@@ -50,7 +52,7 @@ export class CellRules {
     if (typeof cell.author === 'string' && [...cell.author].length > AUTHOR_MAX_LENGTH) {
       issues.push({ in: 'body', name: `${name}.author`, message: `must NOT have more than ${AUTHOR_MAX_LENGTH} characters` });
     }
-    return [...issues, ...sizeIssues(cell, name)];
+    return [...issues, ...viewChoiceIssues(cell, name), ...sizeIssues(cell, name)];
   }
 
   /** Issues of a stored cell with `updates` merged in, named under `name` (`updates`); empty when valid. */
@@ -58,7 +60,7 @@ export class CellRules {
     const check = this.byType.get(String(cell.type));
     if (check === undefined) return [{ in: 'body', name: `${name}.type`, message: `must be one of ${CELL_TYPES.join(', ')}` }];
     const { replies, ...members } = cell;
-    const issues = [...check(members, name)];
+    const issues = [...check(members, name), ...viewChoiceIssues(cell, name)];
     if (cell.type === 'discussion') {
       if (!Array.isArray(replies)) issues.push({ in: 'body', name: `${name}.replies`, message: 'must be array' });
       else replies.forEach((reply, i) => issues.push(...this.reply(reply, `${name}.replies.${i}`)));
@@ -68,6 +70,16 @@ export class CellRules {
     }
     return [...issues, ...sizeIssues(cell, name)];
   }
+}
+
+/**
+ * A view cell shows a saved view (`view_id`) or an ad-hoc one (`entity` with `params`), or names both. The contract
+ * says so in `ViewCellInput`'s description, not as an `anyOf` of the two forms, which OpenAPI Generator's java, go
+ * and python clients turn into a wrapper that cannot send a view cell (docs/clients.md).
+ */
+function viewChoiceIssues(cell: Record<string, unknown>, name: string): ValidationIssue[] {
+  if (cell.type !== 'view' || cell.view_id !== undefined || (cell.entity !== undefined && cell.params !== undefined)) return [];
+  return [{ in: 'body', name, message: "must have property 'view_id', or both 'entity' and 'params'" }];
 }
 
 /** The size limit, on the cell without its replies. */

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { QueryDeepPartialEntity } from 'typeorm';
 import { CellRow, type CellOwnerKind } from '../appdb/cell.entity.js';
 import type { AppDbManager } from '../appdb/unit-of-work.js';
-import { invalidRequest } from '../http/errors.js';
+import { invalidRequest } from '../common/problems.js';
 import { authorOfNewCell, checkableCell, contentOfNewCell, mergeUpdates, todayUtc, type DiscussionReply } from './cell-content.js';
+import type { ReplyInput, ReplyOutcome } from '../ports/collaboration.js';
 import { CELL_COUNT_LIMITS, type CellRules } from './cell-rules.js';
 
 /** The notebook of a tenant (id = tenant ID) or a note (id = note ID). Used inside a unit of work only. */
@@ -11,16 +12,6 @@ export interface CellOwner {
   kind: CellOwnerKind;
   id: string;
 }
-
-/** A reply as a request gives it; `date` defaults to today (UTC). */
-export interface ReplyInput {
-  author: string;
-  text: DiscussionReply['text'];
-  date?: string | undefined;
-}
-
-/** Outcome of a reply: added, or why not. */
-export type ReplyOutcome = 'added' | 'no-cell' | 'not-discussion';
 
 /** The owner's cells in display order. */
 export function listCells(m: AppDbManager, owner: CellOwner): Promise<CellRow[]> {

@@ -1,29 +1,11 @@
-import type { components } from '../../generated/openapi.js';
-import { rowTag } from '../appdb/entity-tags.js';
+import { rowTag } from '../common/entity-tags.js';
 import { NotebookRow } from '../appdb/notebook.entity.js';
 import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
-import { assertPrecondition, type Precondition } from '../http/conditional.js';
+import { assertPrecondition, type Precondition } from '../common/entity-tags.js';
 import { toApiCell } from './cell-content.js';
 import type { CellRules } from './cell-rules.js';
-import { addReply, appendCell, assertNewCell, deleteCell, listCells, updateCell, type CellOwner, type ReplyInput } from './cell-store.js';
-
-/** The notebook as the API returns it; `cells` is a JSON string of the cells in display order. */
-export type ApiNotebook = components['schemas']['Notebook'];
-
-/** Why a notebook change was not made (the handler answers 404). */
-export type NotebookMiss = 'no-cell' | 'not-discussion';
-
-/** The notebook after a write, with its entity tag. */
-export interface TaggedNotebook {
-  notebook: ApiNotebook;
-  etag: string;
-}
-
-/** The notebook's entity tag, and the notebook unless the caller's copy is current (`isHeld` said so). */
-export interface NotebookRead {
-  etag: string;
-  notebook: ApiNotebook | null;
-}
+import type { ApiNotebook, NotebookMiss, NotebookRead, Notebooks, ReplyInput, TaggedNotebook } from '../ports/collaboration.js';
+import { addReply, appendCell, assertNewCell, deleteCell, listCells, updateCell, type CellOwner } from './cell-store.js';
 
 const ownerOf = (tenantId: string): CellOwner => ({ kind: 'notebook', id: tenantId });
 /** Every write to a tenant's notebook waits for the ones before it (see unit-of-work.ts). */
@@ -60,7 +42,7 @@ async function taggedNotebook(m: AppDbManager, row: NotebookRow): Promise<Tagged
 }
 
 /** The tenants' notebooks on the app database, each write one unit of work under the notebook's lock. */
-export class AppDbNotebooks {
+export class AppDbNotebooks implements Notebooks {
   constructor(
     private readonly units: UnitOfWork,
     private readonly rules: CellRules,

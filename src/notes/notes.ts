@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { components } from '../../generated/openapi.js';
-import { listTag, rowTag } from '../appdb/entity-tags.js';
+import { listTag, rowTag } from '../common/entity-tags.js';
 import { NoteRow } from '../appdb/note.entity.js';
 import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
-import { assertPrecondition, type Precondition } from '../http/conditional.js';
+import { assertPrecondition, type Precondition } from '../common/entity-tags.js';
 import { toApiCell } from '../notebooks/cell-content.js';
 import type { CellRules } from '../notebooks/cell-rules.js';
 import {
@@ -16,14 +15,8 @@ import {
   listCells,
   updateCell,
   type CellOwner,
-  type ReplyInput,
-  type ReplyOutcome,
 } from '../notebooks/cell-store.js';
-
-/** A full note as the API returns it. */
-export type ApiNote = components['schemas']['Note'];
-/** A note without cells, with `cell_count`. */
-export type ApiNoteSummary = components['schemas']['NoteSummary'];
+import type { ApiNote, ApiNoteSummary, Notes, ReplyInput, ReplyOutcome, TaggedRead } from '../ports/collaboration.js';
 
 const ownerOf = (noteId: string): CellOwner => ({ kind: 'note', id: noteId });
 /** Every write to a note (its metadata or its cells) waits for the ones before it (see unit-of-work.ts). */
@@ -71,17 +64,11 @@ async function noteForWrite(m: AppDbManager, tenantId: string, noteId: string, p
   return note;
 }
 
-/** An entity tag and what it tags, unless the caller holds that tag already (then null). */
-export interface TaggedRead<T> {
-  etag: string;
-  value: T | null;
-}
-
 /**
  * The tenants' notes on the app database. Every note write checks `precondition` (If-Match) against the note
  * first, under the note's lock: 412 and nothing written when it does not hold, also when the note does not exist.
  */
-export class AppDbNotes {
+export class AppDbNotes implements Notes {
   constructor(
     private readonly units: UnitOfWork,
     private readonly rules: CellRules,

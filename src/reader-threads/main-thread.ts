@@ -1,4 +1,4 @@
-import { FINAL_REPLIES, type JobReply, type ReaderJob, type Readers, type RunningJob } from './protocol.js';
+import type { JobMaker, JobReply, ReaderEnd, ReaderJob, Readers, RunningJob } from './protocol.js';
 import { JobStepper } from './stepper.js';
 import { Waiters } from './waiters.js';
 
@@ -11,9 +11,13 @@ import { Waiters } from './waiters.js';
  */
 export class MainThreadReaders implements Readers {
   private readonly listeners = new Map<number, (reply: JobReply) => void>();
-  private readonly stepper = new JobStepper((reply) => queueMicrotask(() => this.deliver(reply)));
+  private readonly stepper: JobStepper;
   private readonly noJobs = new Waiters();
   private nextId = 1;
+
+  constructor(makeJob: JobMaker) {
+    this.stepper = new JobStepper(makeJob, (reply) => queueMicrotask(() => this.deliver(reply)));
+  }
 
   get jobCount(): number {
     return this.listeners.size;
@@ -23,10 +27,10 @@ export class MainThreadReaders implements Readers {
     return this.jobCount === 0 ? Promise.resolve() : this.noJobs.wait();
   }
 
-  run(job: ReaderJob, onReply: (reply: JobReply) => void): RunningJob {
+  run<R extends JobReply>(job: ReaderJob, onReply: (reply: R | ReaderEnd) => void): RunningJob {
     const id = this.nextId++;
-    this.listeners.set(id, onReply);
-    this.stepper.receive({ ...job, id });
+    this.listeners.set(id, onReply as (reply: JobReply) => void);
+    this.stepper.receive({ kind: 'job', id, job });
     return {
       send: (control) => {
         if (this.listeners.has(id)) this.stepper.receive({ ...control, id });
@@ -34,10 +38,17 @@ export class MainThreadReaders implements Readers {
     };
   }
 
+  /** Closes every job not over (no reply). */
+  async close(): Promise<void> {
+    this.stepper.close();
+    this.listeners.clear();
+    this.noJobs.wake();
+  }
+
   private deliver(reply: JobReply): void {
     const onReply = this.listeners.get(reply.id);
     if (onReply === undefined) return;
-    if (FINAL_REPLIES.has(reply.kind)) this.listeners.delete(reply.id);
+    if (reply.final) this.listeners.delete(reply.id);
     onReply(reply);
     if (this.jobCount === 0) this.noJobs.wake();
   }

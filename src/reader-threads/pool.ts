@@ -1,13 +1,13 @@
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { addonLoaded, startWorker } from '../worker-entry.js';
-import { FINAL_REPLIES, type JobReply, type ReaderJob, type ReaderReply, type Readers, type RunningJob, type ThreadRequest } from './protocol.js';
+import { addonLoaded } from '../worker-entry.js';
+import type { JobReply, ReaderEnd, ReaderJob, ReaderReply, ReaderRequest, Readers, RunningJob } from './protocol.js';
 import { Waiters } from './waiters.js';
 
 // Reads of a tenant file whose cost grows with the table (exports, explain's counts) run on reader threads with
 // READER_THREADS=on, so that the main thread only forwards their results: better-sqlite3 is synchronous, and one
 // SQLite step that matches nothing, or sorts, can take seconds. A thread takes any number of jobs and steps them in
-// turn (reader-worker.ts); a job waiting for its client costs the thread nothing. Threads start on demand and end
+// turn (serve-jobs.ts); a job waiting for its client costs the thread nothing. Threads start on demand and end
 // when idle, so an idle server holds none (a thread with better-sqlite3 loaded costs ~20 MB).
 
 /**
@@ -19,14 +19,12 @@ import { Waiters } from './waiters.js';
 export const DEFAULT_READER_THREADS = Math.max(1, Math.min(2, Math.floor(os.availableParallelism() / 2)));
 /** A thread without a job for this long ends; the next job starts one again. */
 export const READER_IDLE_MS = 30_000;
-/** V8 young generation of a reader thread, in MB: its garbage is short-lived (chunks leave it transferred). */
-const WORKER_YOUNG_MB = 4;
 
 class ReaderThread {
   ready = false;
   ended = false;
   /** Requests sent before the thread was ready, in order. */
-  readonly backlog: ThreadRequest[] = [];
+  readonly backlog: ReaderRequest[] = [];
   /** Jobs on this thread and who hears their replies. */
   readonly jobs = new Map<number, (reply: JobReply) => void>();
   idleTimer: NodeJS.Timeout | null = null;
@@ -38,37 +36,27 @@ class ReaderThread {
     this.loaded = addonLoaded(worker);
   }
 
-  post(request: ThreadRequest): void {
+  post(request: ReaderRequest): void {
     if (this.ready) this.worker.postMessage(request);
     else this.backlog.push(request);
   }
 }
 
 /**
- * A hold on the steps of the reader threads (tests): the next step of each thread blocks it, as a single long
- * SQLite step does, until `release`. It shows that a costly read being on a reader thread leaves the main thread
- * free, without depending on how long the read takes.
+ * At most `maxThreads` reader threads, each started by `startThread` (a worker that runs `serveReaderJobs`) on
+ * demand and ended after `idleMs` without a job.
  */
-export interface StepHold {
-  /** Whether a thread is waiting in a step now. */
-  readonly holding: boolean;
-  /** Lets every held step go on; later steps are not held. */
-  release(): void;
-}
-
-/** At most `maxThreads` reader threads, started on demand and ended after `idleMs` without a job. */
 export class ReaderPool implements Readers {
   private readonly threads: ReaderThread[] = [];
   private readonly noJobs = new Waiters();
   private readonly noThreads = new Waiters();
   private nextId = 1;
   private closed = false;
-  /** The gate of the current StepHold, given to threads as they start. */
-  private gate: Int32Array | null = null;
   /** Threads started since the pool was made (tests). */
   started = 0;
 
   constructor(
+    private readonly startThread: () => Worker,
     readonly maxThreads: number = DEFAULT_READER_THREADS,
     readonly idleMs: number = READER_IDLE_MS,
   ) {}
@@ -94,38 +82,21 @@ export class ReaderPool implements Readers {
 
   /**
    * Sends `job` to the thread with the fewest jobs, or to a new one while there are fewer than maxThreads and
-   * every thread has one. `onReply` hears every reply of the job; the last is final (FINAL_REPLIES), also when
-   * the thread fails (`failed`). Throws when no thread can be started.
+   * every thread has one. `onReply` hears every reply of the job; the last is final, also when the thread fails
+   * (`failed`). Throws when no thread can be started.
    */
-  run(job: ReaderJob, onReply: (reply: JobReply) => void): RunningJob {
+  run<R extends JobReply>(job: ReaderJob, onReply: (reply: R | ReaderEnd) => void): RunningJob {
     if (this.closed) throw new Error('the reader threads are closed');
     const id = this.nextId++;
     const thread = this.choose();
     if (thread.idleTimer !== null) clearTimeout(thread.idleTimer);
     thread.idleTimer = null;
     if (thread.jobs.size === 0) thread.worker.ref(); // a job in flight keeps the process alive
-    thread.jobs.set(id, onReply);
-    thread.post({ ...job, id });
+    thread.jobs.set(id, onReply as (reply: JobReply) => void);
+    thread.post({ kind: 'job', id, job });
     return {
       send: (control) => {
         if (thread.jobs.has(id)) thread.post({ ...control, id });
-      },
-    };
-  }
-
-  /** Tests: holds the next step of every reader thread, those running and those yet to start, until released. */
-  holdSteps(): StepHold {
-    const gate = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
-    this.gate = gate;
-    for (const thread of this.threads) thread.post({ kind: 'hold', gate });
-    return {
-      get holding() {
-        return Atomics.load(gate, 0) === 0 && Atomics.load(gate, 1) > 0;
-      },
-      release: () => {
-        if (this.gate === gate) this.gate = null;
-        Atomics.store(gate, 0, 1);
-        Atomics.notify(gate, 0);
       },
     };
   }
@@ -144,10 +115,9 @@ export class ReaderPool implements Readers {
   }
 
   private start(): ReaderThread {
-    const thread = new ReaderThread(startWorker(import.meta.url, 'reader-worker', null, { maxYoungGenerationSizeMb: WORKER_YOUNG_MB }));
+    const thread = new ReaderThread(this.startThread());
     this.threads.push(thread);
     this.started += 1;
-    if (this.gate !== null) thread.post({ kind: 'hold', gate: this.gate });
     thread.worker.on('message', (reply: ReaderReply) => this.receive(thread, reply));
     thread.worker.on('error', (err) => void this.end(thread, err));
     thread.worker.on('exit', (code) => void this.end(thread, new Error(`a reader thread exited with code ${code}`)));
@@ -161,13 +131,14 @@ export class ReaderPool implements Readers {
       for (const request of thread.backlog.splice(0)) thread.worker.postMessage(request);
       return;
     }
-    const onReply = thread.jobs.get(reply.id);
+    const jobReply = reply as JobReply;
+    const onReply = thread.jobs.get(jobReply.id);
     if (onReply === undefined) return;
-    if (FINAL_REPLIES.has(reply.kind)) {
-      thread.jobs.delete(reply.id);
+    if (jobReply.final) {
+      thread.jobs.delete(jobReply.id);
       if (thread.jobs.size === 0) this.idle(thread);
     }
-    onReply(reply);
+    onReply(jobReply);
     if (this.jobCount === 0) this.noJobs.wake();
   }
 
@@ -190,18 +161,13 @@ export class ReaderPool implements Readers {
     const jobs = [...thread.jobs];
     thread.jobs.clear();
     const message = err?.message ?? 'the reader thread ended';
-    for (const [id, onReply] of jobs) onReply({ kind: 'failed', id, message });
+    for (const [id, onReply] of jobs) {
+      const failed: ReaderEnd = { kind: 'failed', id, final: true, message };
+      onReply(failed);
+    }
     if (this.jobCount === 0) this.noJobs.wake();
     if (this.threads.length === 0) this.noThreads.wake();
     await thread.loaded;
     await thread.worker.terminate();
   }
-}
-
-let shared: ReaderPool | null = null;
-
-/** The process's reader threads (threads and cores are the process's, whichever server in it asks for them). */
-export function readerThreads(): ReaderPool {
-  shared ??= new ReaderPool();
-  return shared;
 }

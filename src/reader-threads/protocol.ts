@@ -1,56 +1,50 @@
-import type { DimensionTable } from '../dimensions/dimension-table.js';
-import type { ExportOptions } from '../dimensions/export-options.js';
-import type { EntityQuery, ExplainGroup } from '../lineage/explain.js';
+// What passes between the main thread and a reader. The readers know no job of their own: each job is a `kind` with
+// a spec that the readers' JobMaker (src/reader-jobs/) turns into a SteppedJob, and replies that end with a final
+// one.
 
-/** A dimension export as the main thread hands it to a reader (structured-cloned to a reader thread). */
-export interface ExportJobSpec {
-  file: string;
-  /** The inode of the file the main thread read the table and options from: the export reads that file or none. */
-  inode: number;
-  table: DimensionTable;
-  options: ExportOptions;
-  /** Row cap (MAX_EXPORT_ROWS, or a test's). */
-  cap: number;
+/** Work for a reader: `kind` names the job among those its JobMaker makes; the rest is the job's spec, structured-cloned to a reader thread. */
+export interface ReaderJob {
+  readonly kind: string;
 }
 
-/** Work for a reader: a dimension export, or the source records of an entity. */
-export type ReaderJob = { kind: 'export'; spec: ExportJobSpec } | { kind: 'explain'; file: string; query: EntityQuery };
+/** What a job says about itself; the last reply of every job is `final`. */
+export interface JobReply {
+  readonly kind: string;
+  readonly id: number;
+  readonly final: boolean;
+}
+
+/** The final replies the readers send for a job themselves: it failed (a step threw, or its thread ended), or it was cancelled. */
+export type ReaderEnd = { kind: 'failed'; id: number; final: true; message: string } | { kind: 'cancelled'; id: number; final: true };
+
+/** Word about a job already sent: the main thread took one of its chunks (it may make one more), or no longer wants it. */
+export type JobControl = { kind: 'credit' } | { kind: 'cancel' };
 
 /** What the main thread sends a reader: a job under its id, or word about a job already sent. */
-export type ReaderRequest =
-  | ({ id: number } & ReaderJob)
-  /** The main thread took one of the export's chunks: the reader may encode one more. */
-  | { kind: 'credit'; id: number }
-  /** The job is no longer wanted (client gone): stop, close, answer `cancelled`. */
-  | { kind: 'cancel'; id: number };
+export type ReaderRequest = { kind: 'job'; id: number; job: ReaderJob } | (JobControl & { id: number });
 
-/**
- * What the pool sends a reader thread: a request, or (tests) a gate at which every step waits until it is opened
- * (`ReaderPool.holdSteps`). The gate's first integer is 0 while closed and 1 once open; its second counts the steps
- * waiting at it.
- */
-export type ThreadRequest = ReaderRequest | { kind: 'hold'; gate: Int32Array };
-
-/** What a reader answers about a job. Every job gets exactly one final reply (FINAL_REPLIES), last. */
-export type JobReply =
-  | { kind: 'head'; id: number; truncated: boolean }
-  /** CSV of `records` rows, UTF-8 (transferred from a reader thread). */
-  | { kind: 'chunk'; id: number; bytes: ArrayBuffer; records: number }
-  | { kind: 'end'; id: number }
-  | { kind: 'explained'; id: number; groups: ExplainGroup[] }
-  /** The path named another file than the one the main thread read the table from (swapped meanwhile), or none. */
-  | { kind: 'replaced'; id: number }
-  | { kind: 'cancelled'; id: number }
-  | { kind: 'failed'; id: number; message: string };
-
-/** What a reader thread sends: that it is ready for jobs, or a reply about one. */
+/** What a reader thread sends: that it is ready for jobs, that SQLite's module is loaded, or a reply about a job. */
 export type ReaderReply = { kind: 'ready' } | { kind: 'addon-loaded' } | JobReply;
 
-/** Replies after which a job is over (it holds no file and no memory on its reader any more). */
-export const FINAL_REPLIES: ReadonlySet<JobReply['kind']> = new Set(['end', 'explained', 'replaced', 'cancelled', 'failed']);
+/** How a job's replies leave (a chunk's bytes travel in `transfer`). */
+export type SendReply = <R extends JobReply>(reply: R, transfer?: ArrayBuffer[]) => void;
 
-/** Word about a job already sent (ReaderRequest without the job's id). */
-export type JobControl = { kind: 'credit' } | { kind: 'cancel' };
+/** A job on a reader, stepped in turn with the others. */
+export interface SteppedJob {
+  /** Whether a step would do something now (an export without credit waits). */
+  readonly runnable: boolean;
+  /** True once the job sent its final reply. */
+  readonly over: boolean;
+  /** Does a bounded part of the work; sends replies, the final one last. */
+  step(): void;
+  /** The main thread took one of the job's chunks. */
+  credit(): void;
+  /** Stops and frees what the job holds (no reply). */
+  close(): void;
+}
+
+/** The jobs a reader runs: the job `id` of `job`, sending its replies through `send`; throws for a kind it does not know. */
+export type JobMaker = (id: number, job: ReaderJob, send: SendReply) => SteppedJob;
 
 /** A job handed to the readers: the main thread's side of it. */
 export interface RunningJob {
@@ -63,8 +57,8 @@ export interface RunningJob {
  * bounded steps (main-thread.ts). Either steps any number of jobs in turn, one bounded step at a time.
  */
 export interface Readers {
-  /** Starts `job`; `onReply` hears every reply of it, the final one (FINAL_REPLIES) last, also when the reader fails. */
-  run(job: ReaderJob, onReply: (reply: JobReply) => void): RunningJob;
+  /** Starts `job`; `onReply` hears every reply of it, the final one last, also when the reader fails (`R`: the job's own replies). */
+  run<R extends JobReply>(job: ReaderJob, onReply: (reply: R | ReaderEnd) => void): RunningJob;
   /** Jobs not yet over. */
   readonly jobCount: number;
   /** Resolves once no job is left (at once when none is). */

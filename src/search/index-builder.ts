@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { inSpan } from '../telemetry/tracing.js';
+import { inSpan } from '../tracing.js';
 import { foldText } from './fold.js';
 import { columnsOf, hasRowid, hasTable, quoteIdentifier } from './kls-schema.js';
 import { NAMES_TABLE, NameIndex } from './name-index.js';

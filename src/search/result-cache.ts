@@ -1,6 +1,5 @@
-import { EncodedJson } from '../http/encoded-json.js';
 import { UNCOUNTED, type Count } from '../metrics/metrics.js';
-import type { EncodedResults } from './search-index.js';
+import type { EncodedResults } from '../ports/tenant-reads.js';
 
 /** Entries kept by default: typeahead repeats a small set of prefixes, and a full result is ~2-25 KB of JSON. */
 export const RESULT_CACHE_ENTRIES = 256;
@@ -12,16 +11,11 @@ export const RESULT_CACHE_ENTRIES = 256;
  * mark: keeping every result cost about a sixth of the unseen searches a server answers, for queries that are
  * rarely asked again (docs/decisions/0017-search-thread.md); typeahead's repeated ones are kept from their second
  * search on.
- * A new generation has a new key, so a replaced tenant file never serves old results; old keys age out.
- * Each entry keeps its body as a string of its bytes (latin1: one character per byte), in V8's heap, and a hit gets
- * a fresh buffer of them, given back once the answer is written (`EncodedJson.owned`). A cached body outlives the
- * young generation's collections, and a buffer that dies in the old generation is freed only by a full
- * collection: V8 lets such buffers pile up by tens of MB (external memory) before one, and the C allocator keeps
- * the arena they were in (the main arena grew from 23 to 95 MB under the search load,
- * docs/decisions/0016-memory.md). V8's own pages go back once the server is quiet.
+ * A new generation has a new key, so a replaced tenant file never serves old results; old keys age out. A hit is the
+ * very body that was stored: its bytes are never changed.
  */
 export class SearchResultCache {
-  private readonly entries = new Map<string, string>();
+  private readonly entries = new Map<string, EncodedResults>();
   /** Keys of results searched once and not kept, oldest first. */
   private readonly seen = new Set<string>();
   hits = 0;
@@ -50,10 +44,7 @@ export class SearchResultCache {
     this.counts.hits.inc();
     this.entries.delete(key);
     this.entries.set(key, found);
-    // a buffer of its own, which the answer gives back once written
-    const bytes = Buffer.allocUnsafeSlow(found.length);
-    bytes.write(found, 'latin1');
-    return new EncodedJson(bytes, true);
+    return found;
   }
 
   /**
@@ -68,7 +59,7 @@ export class SearchResultCache {
       return;
     }
     this.entries.delete(key);
-    this.entries.set(key, results.bytes.toString('latin1'));
+    this.entries.set(key, results);
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
   }
 

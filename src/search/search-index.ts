@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
-import { EncodedJson } from '../http/encoded-json.js';
+import { EncodedJson } from '../common/encoded-json.js';
 import type { components } from '../../generated/openapi.js';
+import type { EncodedResults } from '../ports/tenant-reads.js';
 import { foldText } from './fold.js';
 import { ftsTableOf } from './index-builder.js';
 import { NAME_END, NameIndex } from './name-index.js';
@@ -11,8 +12,6 @@ import { HitTable, SIDECAR_CACHE_KIB, encodeHitRows, prepareHits } from './sidec
 /** The contract's SearchResults: nine arrays of hits, best first. */
 export type SearchResults = components['schemas']['SearchResults'];
 
-/** Search results as the JSON bytes a response sends (see EncodedJson). */
-export type EncodedResults = EncodedJson<SearchResults>;
 
 /** Shortest query the trigram index can serve (in characters); shorter ones match name prefixes only. */
 export const TRIGRAM_MIN_LENGTH = 3;
@@ -228,7 +227,7 @@ export class SearchIndex {
     if (folded === '' || folded.includes(NAME_END)) return EMPTY_RESULTS;
     try {
       const body = await remote.thread.search(remote.key, folded);
-      return body === null ? EMPTY_RESULTS : new EncodedJson<SearchResults>(body, true);
+      return body === null ? EMPTY_RESULTS : new EncodedJson<SearchResults>(body);
     } catch (err) {
       if (this.isClosed) throw err;
       if (this.remote === remote) this.leaveThread();
@@ -257,7 +256,7 @@ export class SearchIndex {
     const chosen = this.names !== null ? this.choose(folded) : this.nameStatements().chooseInOneRead(folded);
     if (!chosen.some((ids) => ids.length > 0)) return EMPTY_RESULTS;
     const body = this.hitTable !== null ? this.hitTable.encode(chosen) : encodeHitRows(this.hits.all(JSON.stringify(chosen)) as [number, Buffer][]);
-    return new EncodedJson<SearchResults>(body, true);
+    return new EncodedJson<SearchResults>(body);
   }
 
   /** The ids of the items to answer, per kind (by rank), in order. */

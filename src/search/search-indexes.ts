@@ -8,7 +8,8 @@ import { INDEX_FORMAT, buildSearchIndex } from './index-builder.js';
 import { foldText } from './fold.js';
 import { SearchResultCache } from './result-cache.js';
 import type { SearchHitCheck } from './search-hit.js';
-import { EMPTY_RESULTS, SearchIndex, type EncodedResults } from './search-index.js';
+import { EMPTY_RESULTS, SearchIndex } from './search-index.js';
+import type { EncodedResults } from '../ports/tenant-reads.js';
 import type { SearchThread } from './search-thread.js';
 import type { SidecarSpace } from './build-room.js';
 
@@ -245,15 +246,6 @@ export class SearchIndexes {
         source.release();
       }
     });
-  }
-
-  /**
-   * Lets go of what only speeds up searches to come, as the idle server collects (idle-collection.ts): the result
-   * cache, and the garbage of the search thread's heap.
-   */
-  releaseIdle(): void {
-    this.cache.clear();
-    this.thread?.collect();
   }
 
   /** Closes every open index (shutdown). */

@@ -3,7 +3,6 @@
 // to the main thread.
 import '../sqlite-addon.js';
 import { parentPort } from 'node:worker_threads';
-import { memoryReducingCollection } from '../idle-collection.js';
 import { EMPTY_RESULTS, SearchIndex } from './search-index.js';
 import type { SearchThreadReply, SearchThreadRequest } from './search-thread.js';
 
@@ -12,7 +11,6 @@ const NAMES_SLICE_MS = 20;
 
 const port = parentPort!;
 const indexes = new Map<number, SearchIndex>();
-let collect: (() => void) | undefined;
 const reply = (message: SearchThreadReply, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 
 function indexOf(key: number): SearchIndex {
@@ -72,9 +70,6 @@ port.on('message', (request: SearchThreadRequest) => {
       case 'close':
         indexes.get(request.key)?.close();
         indexes.delete(request.key);
-        return;
-      case 'collect':
-        (collect ??= memoryReducingCollection())();
         return;
       case 'end':
         // a names read still in slices sees its index closed at its next slice and stops

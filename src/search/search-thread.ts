@@ -9,7 +9,6 @@ export type SearchThreadRequest =
   | { kind: 'drop-names'; key: number }
   | { kind: 'search'; id: number; key: number; folded: string }
   | { kind: 'close'; key: number }
-  | { kind: 'collect' }
   | { kind: 'end' };
 
 /** What the search thread answers: the body of a search (null: no hit), the bytes of names read, or a failure. */
@@ -109,11 +108,6 @@ export class SearchThread extends EventEmitter {
     if (!this.opened.delete(key) || this.running === null) return;
     this.running.worker.postMessage({ kind: 'close', key } satisfies SearchThreadRequest);
     if (this.opened.size === 0) this.end(this.running);
-  }
-
-  /** Asks the thread for V8's memory-reducing collection (the server is idle: idle-collection.ts). */
-  collect(): void {
-    this.running?.worker.postMessage({ kind: 'collect' } satisfies SearchThreadRequest);
   }
 
   /**

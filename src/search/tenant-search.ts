@@ -1,7 +1,7 @@
-import { HttpProblem } from '../http/errors.js';
+import { Problem } from '../common/problems.js';
 import type { KlsLease, TenantEntry, Tenants } from '../tenants/tenants.js';
 import type { IndexSource, SearchIndexes } from './search-indexes.js';
-import type { EncodedResults } from './search-index.js';
+import type { EncodedResults } from '../ports/tenant-reads.js';
 
 /** Identity of the file a tenant generation was opened from, when the registry still describes that generation. */
 function fingerprintOf(entry: TenantEntry, generation: number): string | null {
@@ -35,20 +35,14 @@ export function prebuildSearchIndex(tenants: CachedTenants, indexes: SearchIndex
   });
 }
 
-/**
- * Searches one tenant (slug or composite ID): 400/404/409 from the registry, 503 while its file is not
- * usable or its search index cannot be built.
- */
-export async function searchTenant(tenants: Tenants, indexes: SearchIndexes, tenant: string, query: string): Promise<EncodedResults> {
-  const entry = tenants.resolve(tenant, { in: 'query', name: 'tenant' });
+/** Searches one resolved tenant: 503 while its file is not usable or its search index cannot be built. */
+export async function searchTenant(tenants: Pick<Tenants, 'lease'>, indexes: SearchIndexes, entry: TenantEntry, query: string): Promise<EncodedResults> {
   const lease = await tenants.lease(entry);
   try {
     return await indexes.search(sourceOf(entry, lease), query);
   } catch (err) {
-    if (err instanceof HttpProblem) throw err;
-    throw new HttpProblem('service-unavailable', `the search index of tenant "${entry.compositeId}" could not be built; retry later`, {
-      headers: { 'Retry-After': '30' },
-    });
+    if (err instanceof Problem) throw err;
+    throw new Problem('service-unavailable', `the search index of tenant "${entry.compositeId}" could not be built; retry later`, { retryAfterSeconds: 30 });
   } finally {
     lease.release();
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { LoadOutcome, SaveOutcome } from '../ports/signals.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DefinitionContent } from './definition-content.js';
@@ -25,11 +26,6 @@ export interface DefinitionListItem {
   error: string | null;
 }
 
-/** Outcome of a save: written, refused because the file exists, or refused because the YAML is unfit. */
-export type SaveOutcome = { kind: 'saved'; path: string } | { kind: 'exists' } | { kind: 'invalid'; message: string };
-
-/** Outcome of a load: the file's text, or why there is none. */
-export type LoadOutcome = { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'link' } | { kind: 'unreadable'; error: string };
 
 /** Largest definition file load returns (it does not parse it; list refuses files over LIMITS.yamlBytes). */
 const MAX_LOAD_BYTES = 4 * 1024 * 1024;

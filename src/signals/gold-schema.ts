@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { GoldSchema } from './definition-rules.js';
 import { hasTable } from '../search/kls-schema.js';
-import type { Tenants } from '../tenants/tenants.js';
 
 /** The tenant's Gold tables (registered in `gold_tables` and present in sqlite_master) and their columns; none without `gold_tables`. */
 export function readGoldSchema(db: Database.Database, tenant: string): GoldSchema {
@@ -43,10 +42,4 @@ export function isApplicable(contract: unknown, gold: GoldSchema): boolean {
   if (references === null || !Object.hasOwn(gold.tables, references.source)) return false;
   const columns = gold.tables[references.source] as readonly string[];
   return references.columns.every((column) => columns.includes(column));
-}
-
-/** The Gold schema of the tenant named in a request body (400/404/409/503 from the registry), or null without one. */
-export async function goldSchemaOf(tenants: Tenants, tenant: string | undefined): Promise<GoldSchema | null> {
-  if (tenant === undefined) return null;
-  return tenants.withKls(tenant, (db, entry) => readGoldSchema(db, entry.compositeId));
 }

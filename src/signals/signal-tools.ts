@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inSpan } from '../telemetry/tracing.js';
+import { inSpan } from '../tracing.js';
 import type { GoldSchema, SignalError } from './definition-rules.js';
 import { DefinitionParser, PARSER_LIMITS, type ParserLimits } from './definition-parser.js';
 import { StoredDefinitions } from './stored-definitions.js';

@@ -1,4 +1,4 @@
-import { SLUG_PATTERN, compositeIdOf } from '../tenants/tenant-ref.js';
+import { SLUG_PATTERN, compositeIdOf } from '../tenants/tenants.js';
 import type { StoredObject } from './object-store.js';
 
 /** The two files of a tenant (docs/object-store.md); `kls.sqlite` is required, `sis.sqlite` optional. */

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '../logger.js';
-import { SLUG_PATTERN } from '../tenants/tenant-ref.js';
+import { SLUG_PATTERN } from '../tenants/tenants.js';
 import type { SyncScope } from './layout.js';
 
 /** The PostgreSQL channel refreshes travel on. */

@@ -1,26 +1,15 @@
 import type { components } from '../../generated/openapi.js';
-import type { Deps } from '../ports.js';
-import { forbidden, HttpProblem, invalidRequest } from '../http/errors.js';
+import { forbidden, Problem, invalidRequest } from '../common/problems.js';
+import type { RefreshAnswer, RefreshRequest } from '../ports/server-state.js';
+import type { Tenants } from '../tenants/tenants.js';
+import type { KlsStore } from './kls-store.js';
 import type { SyncScope } from './layout.js';
-
-/** The refresh request, from the query or the JSON body (body values win). */
-export interface RefreshRequest {
-  scope?: 'all' | 'pack' | 'tenant';
-  pack?: string;
-  tenant?: string;
-  wait?: boolean;
-}
 
 /** Outcome outside KLS store mode. */
 export type RefreshSkipped = components['schemas']['RefreshSkipped'];
 /** Outcome in KLS store mode. */
 export type RefreshAccepted = components['schemas']['RefreshAccepted'];
 
-/** A refresh's answer: its body, and in store mode which instances carry it out (the `X-Refresh-Reach` header). */
-export interface RefreshAnswer {
-  body: RefreshSkipped | RefreshAccepted;
-  reach: 'cluster' | 'instance' | null;
-}
 
 /**
  * Checks the scope's arguments (400 when the scope's name is missing, 404 for an unknown pack or tenant, 409 for
@@ -29,7 +18,7 @@ export interface RefreshAnswer {
  * them with the store, answering at once (`started`) or, with `wait`, when done (`completed`), and tells every other
  * instance on a PostgreSQL app database to do the same (`reach`).
  */
-export async function refresh(request: RefreshRequest, deps: Deps): Promise<RefreshAnswer> {
+export async function refresh(request: RefreshRequest, deps: { tenants: Tenants; store: KlsStore | null; klsMode: 'local' | 'store' }): Promise<RefreshAnswer> {
   const scope = request.scope ?? 'all';
   let target: SyncScope = { kind: 'all' };
   let tenantId: string | undefined;
@@ -38,7 +27,7 @@ export async function refresh(request: RefreshRequest, deps: Deps): Promise<Refr
   }
   if (scope === 'pack') {
     if (request.pack === undefined) throw invalidRequest([{ in: 'query', name: 'pack', message: 'is required when scope is pack' }]);
-    if (!deps.tenants.list().some((t) => t.pack === request.pack)) throw new HttpProblem('not-found', `unknown pack "${request.pack}"`);
+    if (!deps.tenants.list().some((t) => t.pack === request.pack)) throw new Problem('not-found', `unknown pack "${request.pack}"`);
     if (!deps.tenants.scope.coversPack(request.pack)) throw forbidden(`scope pack refreshes the whole pack; it needs "${request.pack}.*" in the token's tenants claim`);
     target = { kind: 'pack', pack: request.pack };
   }
@@ -49,7 +38,7 @@ export async function refresh(request: RefreshRequest, deps: Deps): Promise<Refr
     tenantId = entry.compositeId;
   }
   if (deps.store === null) {
-    return { body: { status: 'skipped', reason: `not in KLS store mode (KLS_MODE=${deps.config.klsMode}): tenant files are read from KLS_DIR as they are` }, reach: null };
+    return { body: { status: 'skipped', reason: `not in KLS store mode (KLS_MODE=${deps.klsMode}): tenant files are read from KLS_DIR as they are` }, reach: null };
   }
   const outcome = await deps.store.refresh(target, request.wait === true);
   const body: RefreshAccepted = {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { HttpProblem, tenantUnavailable } from '../http/errors.js';
+import { Problem, tenantUnavailable } from '../common/problems.js';
 import type { Logger } from '../logger.js';
 import type { StoreCacheMetrics } from '../metrics/metrics.js';
 import { isInService, type FileProvider } from '../tenants/file-provider.js';
@@ -136,7 +136,7 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     const id = entry.compositeId;
     const listed = this.source.listed(id);
     if (listed === undefined) throw tenantUnavailable(id, RETRY_FAILED_FETCH_S);
-    if (this.isTooLarge(listed)) throw new HttpProblem('tenant-too-large', this.tooLargeMessage(listed));
+    if (this.isTooLarge(listed)) throw new Problem('tenant-too-large', this.tooLargeMessage(listed));
     const broken = this.broken.get(id);
     if (broken !== undefined && broken.etag === listed.kls.etag) throw unusable(id, broken.error, RETRY_BROKEN_OBJECT_S);
     this.metrics.misses.inc();
@@ -233,7 +233,7 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     if (left <= 0) this.budget.retryWaiting();
   }
 
-  private fetchFailure(entry: TenantEntry, listed: ListedTenant): HttpProblem {
+  private fetchFailure(entry: TenantEntry, listed: ListedTenant): Problem {
     const broken = this.broken.get(entry.compositeId);
     if (broken !== undefined && broken.etag === listed.kls.etag) return unusable(entry.compositeId, broken.error, RETRY_BROKEN_OBJECT_S);
     return unusable(entry.compositeId, entry.error ?? 'the fetch failed', RETRY_FAILED_FETCH_S);
@@ -241,10 +241,8 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
 }
 
 /** 503 with Retry-After for a tenant whose fetch failed (`reason`). */
-const unusable = (compositeId: string, reason: string, retryAfterSeconds: number): HttpProblem =>
-  new HttpProblem('tenant-unavailable', `tenant "${compositeId}" could not be fetched into the cache: ${reason}`, {
-    headers: { 'Retry-After': String(retryAfterSeconds) },
-  });
+const unusable = (compositeId: string, reason: string, retryAfterSeconds: number): Problem =>
+  new Problem('tenant-unavailable', `tenant "${compositeId}" could not be fetched into the cache: ${reason}`, { retryAfterSeconds });
 
 /** Whether `job` settles within `ms` (it runs on either way). */
 function settledWithin(job: Promise<void>, ms: number): Promise<boolean> {

@@ -1,22 +1,15 @@
 import type Database from 'better-sqlite3';
 import type { components } from '../../generated/openapi.js';
 import { foldForSearch, toApiLocalizedName } from './localized.js';
-import { compareIds, memberRows, nodeExists, taxonomyExists, type MemberRow, type Missing } from './taxonomy-rows.js';
+import { compareIds, memberRows, nodeExists, taxonomyExists, type MemberRow } from './taxonomy-rows.js';
+import type { MemberQuery, Missing } from '../ports/tenant-reads.js';
 
 /** A member as the contract sends it. */
 export type TaxonomyMember = components['schemas']['TaxonomyMember'];
-type Locale = components['schemas']['Locale'];
 
 /** Dimension type sent for a member whose `dim` is NULL in the KLS. */
 export const UNKNOWN_DIM = 'Unknown';
 
-/** What listTaxonomyMembers asks for. */
-export interface MemberQuery {
-  taxonomyId: string;
-  nodeId?: string;
-  q?: string;
-  locale: Locale;
-}
 
 /** Maps one `taxonomy_members` row to the contract's TaxonomyMember. */
 export function toApiTaxonomyMember(row: MemberRow): TaxonomyMember {

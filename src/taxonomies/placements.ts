@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { compareIds, memberRows, nodeExists, taxonomyExists, type MemberRow, type Missing } from './taxonomy-rows.js';
+import { compareIds, memberRows, nodeExists, taxonomyExists, type MemberRow } from './taxonomy-rows.js';
+import type { Missing, TaxonomyPair } from '../ports/tenant-reads.js';
 
 /** Who sits where in one taxonomy (members restricted to one dimension type when asked). */
 export interface Placements {
@@ -13,13 +14,7 @@ export interface Placements {
 }
 
 /** Two taxonomies to compare, with the optional node and dimension filters of the cardinality operations. */
-export interface PairQuery {
-  a: string;
-  b: string;
-  dim?: string;
-  nodeA?: string;
-  nodeB?: string;
-}
+export type PairQuery = TaxonomyPair;
 
 /** Loads the placements of taxonomy `taxonomyId` (one query; taxonomies are small). */
 export function loadPlacements(db: Database.Database, taxonomyId: string, dim: string | undefined): Placements {

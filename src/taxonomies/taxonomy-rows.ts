@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { Missing } from '../ports/tenant-reads.js';
 import type { NameColumns } from './localized.js';
 
 /** A row of `taxonomy_members`. */
@@ -44,11 +45,6 @@ export function memberRows(db: Database.Database, taxonomyId: string, filter: { 
   return db
     .prepare(`SELECT taxonomy_id, node_id, member_id, dim, name_en, name_de, name_fr FROM taxonomy_members WHERE ${where.join(' AND ')}`)
     .all(...params) as MemberRow[];
-}
-
-/** An input that names something the tenant does not have (answered as 404). */
-export interface Missing {
-  missing: string;
 }
 
 /** Narrows a domain result to its 404 case. */

@@ -21,7 +21,7 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace';
 import type { Logger } from '../logger.js';
-import { installTracer, type RunningTracing, type SpanAttributes, type StepSpan, type Tracer } from './tracing.js';
+import { installTracer, type RunningTracing, type SpanAttributes, type StepSpan, type Tracer } from '../tracing.js';
 import type { TracesSampler, TracingConfig } from './tracing-config.js';
 
 /** The service name when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES gives one (the log lines' `service`). */

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { RunningTracing } from './tracing.js';
+import type { RunningTracing } from '../tracing.js';
 import type { TracingConfig } from './tracing-config.js';
 
 /**

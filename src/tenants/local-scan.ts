@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
-import { SLUG_PATTERN } from './tenant-ref.js';
+import { SLUG_PATTERN } from './tenants.js';
 import type { TenantEntry } from './tenants.js';
 
 /** What a scan of KLS_DIR changes in the registry. */

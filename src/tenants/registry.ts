@@ -1,14 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { HttpProblem, tenantUnavailable } from '../http/errors.js';
+import { Problem, tenantUnavailable } from '../common/problems.js';
 import type { Logger } from '../logger.js';
 import type { Count } from '../metrics/metrics.js';
 import { DEFAULT_TENANT_HANDLES_MAX, HandlePool } from './handle-pool.js';
 import { KlsHandle, stampOf } from './kls-handle.js';
 import { isReplaced, scanKlsDir } from './local-scan.js';
-import { compositeIdOf } from './tenant-ref.js';
-import { EVERY_TENANT, type TenantScope } from './tenant-scope.js';
+import { compositeIdOf, EVERY_TENANT, type TenantScope } from './tenants.js';
 import { isInService, type FileProvider } from './file-provider.js';
 import { resolveTenant, withLeasedKls, type KlsLease, type TenantEntry, type TenantFileStat, type TenantInput, type Tenants } from './tenants.js';
 
@@ -109,9 +108,7 @@ export class TenantRegistry implements Tenants {
     if (handle !== null && !handle.isOpen && !handle.isRetired) handle = this.revive(entry, handle);
     if (handle === null || handle.isRetired) {
       if (entry.status === 'error') {
-        throw new HttpProblem('tenant-unavailable', `tenant "${entry.compositeId}" has no usable database: ${entry.error ?? 'error'}`, {
-          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS * 6) },
-        });
+        throw new Problem('tenant-unavailable', `tenant "${entry.compositeId}" has no usable database: ${entry.error ?? 'error'}`, { retryAfterSeconds: RETRY_AFTER_SECONDS * 6 });
       }
       throw tenantUnavailable(entry.compositeId, RETRY_AFTER_SECONDS);
     }

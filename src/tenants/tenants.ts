@@ -1,8 +1,28 @@
 import type Database from 'better-sqlite3';
-import { HttpProblem, invalidRequest } from '../http/errors.js';
+import { Problem, invalidRequest } from '../common/problems.js';
 import type { FileStamp, KlsHandle } from './kls-handle.js';
-import { compositeIdOf, parseTenantRef } from './tenant-ref.js';
-import type { TenantScope } from './tenant-scope.js';
+
+// The tenants as a request sees them: how a tenant is named (a slug or `<pack>.<slug>`), the Tenants port with its
+// resolution and leases, one caller's view of it (ScopedTenants), and the scopes of a token's tenants claim.
+
+/** A slug or pack name; a composite tenant ID is `<pack>.<slug>`. */
+export const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** A parsed tenant value: a bare slug, or `<pack>.<slug>`. */
+export type TenantRef = { kind: 'slug'; slug: string } | { kind: 'composite'; pack: string; slug: string };
+
+/** Parses a tenant value; returns null when it is neither a slug nor a composite ID. */
+export function parseTenantRef(value: string): TenantRef | null {
+  const parts = value.split('.');
+  if (parts.length === 1 && SLUG_PATTERN.test(value)) return { kind: 'slug', slug: value };
+  if (parts.length === 2 && SLUG_PATTERN.test(parts[0]!) && SLUG_PATTERN.test(parts[1]!)) {
+    return { kind: 'composite', pack: parts[0]!, slug: parts[1]! };
+  }
+  return null;
+}
+
+/** `<pack>.<slug>` */
+export const compositeIdOf = (pack: string, slug: string): string => `${pack}.${slug}`;
 
 export type TenantStatus = 'pending' | 'downloading' | 'ready' | 'error';
 
@@ -65,6 +85,13 @@ export interface Tenants {
 const PATH_TENANT: TenantInput = { in: 'path', name: 'tenant' };
 
 /**
+ * The 404 of a tenant that does not exist or is outside the caller's scope (one detail for both), naming where the
+ * caller's tenants are listed. `value` is a parsed tenant reference: at most 127 characters.
+ */
+const unknownTenant = (value: string): Problem =>
+  new Problem('tenant-not-found', `unknown tenant "${value}"; GET /api/jumpbar?mode=tenants lists the tenants you may use`);
+
+/**
  * Resolution over the tenants of `among` (its list and get): a composite ID must be known, a slug must be
  * known in exactly one pack. An unknown tenant is 404 with the same detail whatever the reason.
  */
@@ -75,25 +102,30 @@ export function resolveTenant(among: Pick<Tenants, 'list' | 'get'>, value: strin
   }
   if (ref.kind === 'composite') {
     const entry = among.get(compositeIdOf(ref.pack, ref.slug));
-    if (entry === undefined) throw new HttpProblem('tenant-not-found', `unknown tenant "${value}"`);
+    if (entry === undefined) throw unknownTenant(value);
     return entry;
   }
   const matches = among.list().filter((e) => e.slug === ref.slug);
-  if (matches.length === 0) throw new HttpProblem('tenant-not-found', `unknown tenant "${value}"`);
+  if (matches.length === 0) throw unknownTenant(value);
   if (matches.length > 1) {
     const ids = matches.map((e) => e.compositeId).join(', ');
-    throw new HttpProblem('ambiguous-tenant', `tenant slug "${value}" is in several packs; use one of: ${ids}`);
+    throw new Problem('ambiguous-tenant', `tenant slug "${value}" is in several packs; use one of: ${ids}`);
   }
   return matches[0]!;
 }
 
 /** `withKls` in terms of resolve and lease. */
-export async function withLeasedKls<T>(
+export function withLeasedKls<T>(
   tenants: Pick<Tenants, 'resolve' | 'lease'>,
   value: string,
   read: (db: Database.Database, entry: TenantEntry) => T | Promise<T>,
 ): Promise<T> {
-  const lease = await tenants.lease(tenants.resolve(value));
+  return readLeased(tenants, tenants.resolve(value), read);
+}
+
+/** Runs `read` on a leased connection of the resolved tenant `entry`, releasing it afterwards (503 while it has none). */
+export async function readLeased<T>(tenants: Pick<Tenants, 'lease'>, entry: TenantEntry, read: (db: Database.Database, entry: TenantEntry) => T | Promise<T>): Promise<T> {
+  const lease = await tenants.lease(entry);
   try {
     return await read(lease.db, lease.entry);
   } finally {
@@ -136,7 +168,7 @@ export class ScopedTenants implements Tenants {
     try {
       entry = resolveTenant(this, value, where);
     } catch (err) {
-      if (err instanceof HttpProblem && err.code === 'tenant-not-found' && !this.scope.everything) this.outsideScope = this.existingOutside(value);
+      if (err instanceof Problem && err.code === 'tenant-not-found' && !this.scope.everything) this.outsideScope = this.existingOutside(value);
       throw err;
     }
     if (!this.resolved.includes(entry.compositeId)) this.resolved.push(entry.compositeId);
@@ -163,4 +195,56 @@ export class ScopedTenants implements Tenants {
     const ids = named.filter((e): e is TenantEntry => e !== undefined).map((e) => e.compositeId);
     return ids.length === 0 ? null : ids.join(', ');
   }
+}
+
+/** Which tenants a caller may see: every tenant, whole packs, and single tenants by composite ID. */
+export interface TenantScope {
+  /** True for `*`: every tenant, present and future. */
+  readonly everything: boolean;
+  /** True when the tenant `<pack>.<slug>` is in scope. */
+  includes(pack: string, slug: string): boolean;
+  /** True when the whole pack is in scope (`*` or `<pack>.*`), tenants the server does not know yet included. */
+  coversPack(pack: string): boolean;
+  /** The entries the scope was made of, normalised (`*`, `ost.*`, `ost.kantonsspital`), sorted. */
+  readonly entries: readonly string[];
+}
+
+/** The scope of a caller that may see every tenant (`AUTH_MODE=none`, or `*` in the claim). */
+export const EVERY_TENANT: TenantScope = Object.freeze({
+  everything: true,
+  includes: () => true,
+  coversPack: () => true,
+  entries: Object.freeze(['*']),
+});
+
+/**
+ * Builds a scope from the entries of a tenants claim: `*`, `<pack>.*` or `<pack>.<slug>`. Entries of any other
+ * form (a bare slug, which would be ambiguous; other wildcards; non-strings) grant nothing and are returned as
+ * `ignored`, so the caller of this function can log them.
+ */
+export function tenantScopeOf(claim: readonly unknown[]): { scope: TenantScope; ignored: string[] } {
+  const packs = new Set<string>();
+  const tenants = new Set<string>();
+  const ignored: string[] = [];
+  let everything = false;
+  for (const value of claim) {
+    if (typeof value !== 'string') {
+      ignored.push(String(JSON.stringify(value)).slice(0, 80));
+      continue;
+    }
+    const parts = value.split('.');
+    if (value === '*') everything = true;
+    else if (parts.length === 2 && SLUG_PATTERN.test(parts[0]!) && parts[1] === '*') packs.add(parts[0]!);
+    else if (parts.length === 2 && SLUG_PATTERN.test(parts[0]!) && SLUG_PATTERN.test(parts[1]!)) tenants.add(value);
+    else ignored.push(value.slice(0, 80));
+  }
+  if (everything) return { scope: EVERY_TENANT, ignored };
+  const entries = Object.freeze([...[...packs].map((p) => `${p}.*`), ...tenants].sort());
+  const scope: TenantScope = Object.freeze({
+    everything: false,
+    includes: (pack: string, slug: string) => packs.has(pack) || tenants.has(`${pack}.${slug}`),
+    coversPack: (pack: string) => packs.has(pack),
+    entries,
+  });
+  return { scope, ignored };
 }

@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { QueryDeepPartialEntity } from 'typeorm';
-import type { components } from '../../generated/openapi.js';
-import { listTag, rowTag } from '../appdb/entity-tags.js';
+import { listTag, rowTag } from '../common/entity-tags.js';
 import { SavedViewRow } from '../appdb/saved-view.entity.js';
 import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
-import { assertPrecondition, type Precondition } from '../http/conditional.js';
-import { invalidRequest } from '../http/errors.js';
+import { assertPrecondition, type Precondition } from '../common/entity-tags.js';
+import { invalidRequest } from '../common/problems.js';
+import type { ApiSavedView, SavedViews } from '../ports/collaboration.js';
 
 /** Writes to one view wait for each other (see unit-of-work.ts). */
 const lockOf = (viewId: string): LockKey => `view:${viewId}`;
-
-/** A saved view as the API returns it. */
-export type ApiSavedView = components['schemas']['SavedView'];
 
 /** Largest `params` object a view stores, as JSON. */
 export const VIEW_PARAMS_LIMIT_BYTES = 64 * 1024;
@@ -49,7 +46,7 @@ async function viewForWrite(m: AppDbManager, tenantId: string, viewId: string, p
 }
 
 /** The tenants' saved views on the app database, each write one unit of work under the view's lock. */
-export class AppDbSavedViews {
+export class AppDbSavedViews implements SavedViews {
   constructor(
     private readonly units: UnitOfWork,
     /** The time that stamps what is written, in ms since the epoch. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { visibleText } from '../../src/http/audit.js';
+import { visibleText } from '../../src/http/request-outcome.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

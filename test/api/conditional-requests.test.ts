@@ -112,13 +112,15 @@ describeEachAppDatabase('conditional requests on notebooks, notes and saved view
     expect(after.body).to.deep.equal(before.body);
   });
 
-  it('applies a notebook write with the current tag (any coding form) and answers the new tag', async () => {
+  it('applies a notebook write with the current tag (any coding form) and answers the new tag, to be revalidated', async () => {
     const cell = await addNotebookCell(server.url, 'kantonsspital', { type: 'narrative', text: { en: 'first' } });
     let etag = (await notebook()).headers.get('etag')!;
     const changed = await call(server.url, `/kantonsspital/api/notebook/cells/${cell.id}`, json('PUT', { updates: { text: { en: 'second' } } }, { 'if-match': etag }));
     expect(changed.status).to.equal(200);
     const next = changed.headers.get('etag')!;
     expect(next).to.not.equal(etag);
+    // the notebook as the read answers it (NotebookOk), without sign-in too
+    expect(changed.headers.get('cache-control')).to.equal('private, no-cache');
     expect((await notebook()).headers.get('etag')).to.equal(next);
     // the old tag is stale now
     expectProblem(await call(server.url, `/kantonsspital/api/notebook/cells/${cell.id}`, json('PUT', { updates: { text: { en: 'lost' } } }, { 'if-match': etag })), 412);
@@ -127,6 +129,7 @@ describeEachAppDatabase('conditional requests on notebooks, notes and saved view
     expect(added.status).to.equal(201);
     const star = await call(server.url, `/kantonsspital/api/notebook/cells/${cell.id}`, { method: 'DELETE', headers: { 'if-match': '*' } });
     expect(star.status).to.equal(200);
+    expect(star.headers.get('cache-control')).to.equal('private, no-cache');
     expect(cellsOf(star.body).map((c) => c.text.en)).to.deep.equal(['third']);
     expect(star.headers.get('etag')).to.equal((await notebook()).headers.get('etag'));
   });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { OidcProvider } from '../helpers/oidc-provider.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startSignInServer, type SignInServer } from '../helpers/sign-in.js';
 
 /** `npm run test:contract -- <args>` as a child process: its exit code and output. */
@@ -62,5 +63,32 @@ describe('npm run test:contract -- --endpoint <url> --token <jwt>', function () 
     expect(refused.code).to.equal(2);
     expect(refused.output).to.match(/refuses the token: 401 the token has expired/);
     expect(refused.output).not.to.include(expired);
+  });
+});
+
+// What QA meets against a plain `npm start`: the demo data, no sign-in, the app database on SQLite.
+describe('npm run test:contract -- --endpoint <url> against a server without sign-in on SQLite', function () {
+  this.timeout(180_000);
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it('passes every transaction it can prepare through the API and names why it skips the others', async () => {
+    const { code, output } = await runContractTests(['--endpoint', server.url], { CONTRACT_TOKEN: '' });
+    const counts = closingLine(output);
+    expect(code, tail(output)).to.equal(0);
+    expect(counts.failed).to.equal(0);
+    expect(counts.passed).to.be.greaterThan(200);
+    expect(output).to.include('(no sign-in; Host names checked)');
+    const listed = output.split('\n').filter((line) => /^ {2}\/.* > \d{3} > .+: .+/.test(line));
+    expect(listed).to.have.length(counts.skipped);
+    // the writes of the notebook ran, and their answers carried every header the contract declares
+    expect(output).to.match(/^pass: PUT \(200\) \/kantonsspital\/api\/notebook\/cells\//m);
+    expect(output).to.match(/^pass: DELETE \(200\) \/kantonsspital\/api\/notebook\/cells\//m);
+    expect(listed.filter((line) => / > 401 > /.test(line)).every((line) => /the server asks for no token/.test(line))).to.equal(true);
   });
 });

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.js';
+import { ContractIndex } from '../../src/http/contract-index.js';
 import type { ContractDocument } from '../../src/contract-document.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -35,7 +36,8 @@ describe('deprecation on the wire (Deprecation, Sunset, Link)', () => {
   before(async () => {
     base = await startTestServer({ env: { CORS_ORIGINS: ORIGIN } });
     // the server's app over the same deps, serving a contract that marks deprecations
-    const app = await createApp({ ...base.deps, contract: deprecatedContract(base.deps.contract, markFanoutAndDim) });
+    const contract = deprecatedContract(base.deps.contract, markFanoutAndDim);
+    const app = createApp({ ...base.deps, contract }, await ContractIndex.build(contract.document, base.deps.schemas));
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -92,11 +94,11 @@ describe('deprecation on the wire (Deprecation, Sunset, Link)', () => {
     expect(exposed).to.include.members(['Deprecation', 'Sunset', 'Link']);
   });
 
-  it('refuses to build the app over a contract whose deprecation has no date, naming the operation', async () => {
+  it('refuses to read a contract whose deprecation has no date, naming the operation', async () => {
     const undated = deprecatedContract(base.deps.contract, (doc) => (doc.paths['/{tenant}/taxonomies/cardinality/fanout'].get.deprecated = true));
     let thrown: unknown;
     try {
-      await createApp({ ...base.deps, contract: undated });
+      await ContractIndex.build(undated.document, base.deps.schemas);
     } catch (err) {
       thrown = err;
     }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { csvRecord } from '../../src/dimensions/csv.js';
-import { startDimensionExport } from '../../src/dimensions/export.js';
+import { DimensionCsvExports } from '../../src/dimensions/export.js';
 import { generateDemo } from '../../src/demo/generate.js';
 import { parseCsv } from '../helpers/csv.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -110,19 +110,16 @@ describe('dimension export: streaming, disconnects and the row cap', function ()
     expect(records[0]).to.equal('material_id,name_de,name_fr,name_en,category,unit_price,is_implant,note');
   });
 
+  /** The server's exports with a cap of 1,000 rows. */
+  const cappedExports = () => new DimensionCsvExports(server.deps.tenants, server.deps.readers, undefined, 1000);
+  const kantonsspital = () => server.deps.tenants.resolve('kantonsspital');
+
   it('cuts at the row cap and says so; a selection within the cap is complete', async () => {
-    const capped = await startDimensionExport(server.deps.tenants, { tenant: 'kantonsspital', entity: 'materials', query: {}, declaredQuery: DECLARED, maxRows: 1000, readers: server.deps.readers });
+    const capped = await cappedExports().start(kantonsspital(), 'materials', {}, DECLARED);
     if ('missing' in capped) throw new Error(capped.missing);
     expect(capped.truncated).to.equal(true);
     expect(parseCsv(await readAll(capped.csv))).to.have.length(1001);
-    const implants = await startDimensionExport(server.deps.tenants, {
-      tenant: 'kantonsspital',
-      entity: 'materials',
-      query: { 'f.category': 'Implant', 'f.unit_price': '2450' },
-      declaredQuery: DECLARED,
-      maxRows: 1000,
-      readers: server.deps.readers,
-    });
+    const implants = await cappedExports().start(kantonsspital(), 'materials', { 'f.category': 'Implant', 'f.unit_price': '2450' }, DECLARED);
     if ('missing' in implants) throw new Error(implants.missing);
     expect(implants.truncated).to.equal(false);
     expect(parseCsv(await readAll(implants.csv)).length).to.be.within(2, 1001);
@@ -131,7 +128,7 @@ describe('dimension export: streaming, disconnects and the row cap', function ()
   it('cuts a sorted export at the row cap: the first rows of the whole sorted table, ties in table order', async () => {
     // a sort that ends in the rowid carries no LIMIT in SQL (the reader stops at the cap); it must answer what one would
     const query = { sort: 'category', order: 'desc' };
-    const capped = await startDimensionExport(server.deps.tenants, { tenant: 'kantonsspital', entity: 'materials', query, declaredQuery: DECLARED, maxRows: 1000, readers: server.deps.readers });
+    const capped = await cappedExports().start(kantonsspital(), 'materials', query, DECLARED);
     if ('missing' in capped) throw new Error(capped.missing);
     expect(capped.truncated).to.equal(true);
     const file = path.join(server.deps.config.klsDir, 'ost', 'kantonsspital', 'kls.sqlite');

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { loadContractDocument } from '../../src/contract-document.js';
-import { createContractBackend } from '../../src/http/adapter.js';
+import { createContractBackend } from '../../src/http/contract-index.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { KLS_COLUMNS, buildKls, dataDirWith, searchRow } from '../helpers/kls-builder.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -59,11 +59,21 @@ describe('GET /api/jumpbar', () => {
     expect(noTenant.body.errors).to.deep.equal([{ in: 'query', name: 'tenant', message: 'is required when mode is summary' }]);
     expectProblem(await call(server.url, '/api/jumpbar?tenant=kantonsspital'), 400);
     expectProblem(await call(server.url, '/api/jumpbar?mode=search&tenant=kantonsspital&q='), 400);
-    expectProblem(await call(server.url, '/api/jumpbar?mode=everything'), 400);
   });
 
-  it('answers 404, 409 for unknown and ambiguous tenants', async () => {
-    expectProblem(await call(server.url, '/api/jumpbar?mode=summary&tenant=nowhere'), 404);
+  it('answers 400 naming the modes there are, and not the mode that was sent, for an unknown mode', async () => {
+    for (const mode of ['everything', 'x'.repeat(2000)]) {
+      const res = await call(server.url, `/api/jumpbar?mode=${mode}`);
+      expectProblem(res, 400);
+      expect(res.body.detail).to.equal('query mode: must be one of: search, tenants, summary');
+      expect(res.body.errors).to.deep.equal([{ in: 'query', name: 'mode', message: 'must be one of: search, tenants, summary' }]);
+    }
+  });
+
+  it('answers 404, 409 for unknown and ambiguous tenants; the 404 says where the tenants are listed', async () => {
+    const unknown = await call(server.url, '/api/jumpbar?mode=summary&tenant=nowhere');
+    expectProblem(unknown, 404);
+    expect(unknown.body.detail).to.equal('unknown tenant "nowhere"; GET /api/jumpbar?mode=tenants lists the tenants you may use');
     expectProblem(await call(server.url, '/api/jumpbar?mode=summary&tenant=rehaklinik'), 409);
   });
 

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import fs from 'node:fs';
 import net from 'node:net';
+import YAML from 'yaml';
 import { DRAIN_LIMIT_BYTES } from '../../src/http/body.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -62,6 +64,24 @@ describe('HTTP conventions (docs/errors.md)', () => {
     const res = await call(server.url, '/api/views');
     expectProblem(res, 400);
     expect(res.body.errors).to.deep.include({ in: 'query', name: 'tenant', message: 'is required' });
+  });
+
+  it("answers a value outside an enum and an unknown tenant as the contract's problem examples show them", async () => {
+    const doc = YAML.parse(fs.readFileSync('openapi.yaml', 'utf8'));
+    const example = (response: string) => doc.components.responses[response].content['application/problem+json'].example;
+    // the request id differs from answer to answer
+    const withoutRequestId = ({ requestId, ...body }: Record<string, unknown>): Record<string, unknown> => {
+      expect(requestId).to.be.a('string');
+      return body;
+    };
+    const badRequest = example('BadRequest');
+    const refused = await call(server.url, `${badRequest.instance}?mode=everything`);
+    expectProblem(refused, 400);
+    expect(withoutRequestId(refused.body)).to.deep.equal(badRequest);
+    const notFound = example('NotFound');
+    const unknown = await call(server.url, notFound.instance);
+    expectProblem(unknown, 404);
+    expect(withoutRequestId(unknown.body)).to.deep.equal(notFound);
   });
 
   it('answers 400 for an unknown query parameter and for malformed JSON', async () => {

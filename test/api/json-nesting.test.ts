@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import { BODY_LIMIT_BYTES } from '../../src/http/body.js';
-import { MAX_JSON_VALUES, MAX_JSON_DEPTH } from '../../src/http/json-depth.js';
+import { MAX_JSON_VALUES, MAX_JSON_DEPTH } from '../../src/http/body.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { storedState } from '../helpers/sign-in.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

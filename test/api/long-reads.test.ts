@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readerThreads } from '../../src/reader-threads/pool.js';
+import { heldReaders } from '../helpers/held-readers.js';
 import { RARE_MATERIAL, buildBigTenant } from '../helpers/big-tenant.js';
 import { dataDirWith } from '../helpers/kls-builder.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -10,7 +10,7 @@ import { until } from '../helpers/until.js';
 // Reads whose cost grows with a tenant's table run on reader threads (src/reader-threads/, READER_THREADS=on, the
 // default where there is more than one core), so that they never hold the main thread: while the costliest of them
 // is in a step on its reader, /health and another tenant's search are answered. The reader thread is held inside a
-// step of the read (ReaderPool.holdSteps, as a single long SQLite step holds it) until those answers are in, so the
+// step of the read (test/helpers/held-readers.ts, as a single long SQLite step holds it) until those answers are in, so the
 // verdict does not depend on how long the read or the answers take; then the read goes on and its answer is checked.
 // With the read on the main thread nothing is held on a reader and the other requests wait behind it.
 // READER_THREADS=off, where the main thread reads in bounded steps, is checked by test/unit/reader-pool.test.ts.
@@ -28,11 +28,12 @@ describe('long reads of a tenant file while other requests come', function () {
   this.timeout(120_000);
   let server: TestServer;
   let data: ReturnType<typeof dataDirWith>;
+  const readers = heldReaders();
 
   before(async () => {
     data = dataDirWith();
     buildBigTenant(data.klsFile('lab.big'), 'big', ROWS);
-    server = await startTestServer({ dataDir: data.dir, env: { READER_THREADS: 'on' } });
+    server = await startTestServer({ dataDir: data.dir, env: { READER_THREADS: 'on' }, readers: readers.pool });
     // every tenant's search index is built (on the main thread, in steps) before the reads are held
     const kls = path.join(data.dir, 'kls');
     for (const pack of fs.readdirSync(kls)) {
@@ -51,9 +52,9 @@ describe('long reads of a tenant file while other requests come', function () {
    * searches to be answered while it is held and its answer has not come; then lets it go on and returns its answer.
    */
   async function answeredWhileHeld(costly: string): Promise<{ status: number; body: string }> {
-    const pool = readerThreads();
+    const pool = readers.pool;
     expect(server.deps.readers, 'the server reads on the reader threads').to.equal(pool);
-    const hold = pool.holdSteps();
+    const hold = readers.hold();
     let answered = false;
     const answer = fetch(server.url + costly).then(async (res) => {
       const body = await res.text();

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_MODES } from '../../src/http/not-implemented.js';
+import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_MODES } from '../../src/operations/not-implemented.js';
 import { contractOperations } from '../helpers/contract.js';
 import { call, expectProblem } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -50,6 +50,18 @@ describeEachAppDatabase('PUT /{tenant}/api/notebook/cells/{cell_id}', (db) => {
     const res = await put('kantonsspital', cell.id, { updates: { status: 'later', due: '2026-02-30' } });
     expectProblem(res, 400);
     expect(res.body.errors.map((issue: { name: string }) => issue.name).sort()).to.deep.equal(['updates.due', 'updates.status']);
+    // the status names the values it may take
+    expect(res.body.errors.find((issue: { name: string }) => issue.name === 'updates.status').message).to.equal('must be one of: open, done');
+  });
+
+  it('names at most ten issues in the detail of a 400, however many errors[] lists', async () => {
+    const cell = await addNotebookCell(server.url, 'kantonsspital', { type: 'discussion', title: 'x' });
+    const replies = Array.from({ length: 500 }, () => ({ text: 1, author: 2, date: 3, extra: 4 }));
+    const res = await put('kantonsspital', cell.id, { updates: { replies } });
+    expectProblem(res, 400);
+    expect(res.body.errors).to.have.length(2000);
+    expect(res.body.detail.split('; ')).to.have.length(11);
+    expect(res.body.detail).to.match(/; and 1990 more in errors\[\]$/);
   });
 
   it('answers 404 for an unknown cell and for a cell of another tenant', async () => {

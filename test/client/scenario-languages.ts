@@ -49,6 +49,13 @@ export interface ScenarioLanguage {
   compiler: string;
   /** Compiles the client in `work/clients/<generator>` and the scenario in `work/scenarios/<name>`; throws on errors. */
   compile(work: string): Promise<void>;
+  /**
+   * Type-checks the generated client on its own where compiling the scenario does not (the python package, which
+   * the scenario's check reads without reporting its errors); throws on errors. Absent: `compile` checks the client.
+   */
+  checkClient?(work: string): Promise<void>;
+  /** What checkClient runs, for the test's title. */
+  clientChecker?: string;
   /** The command line that runs the compiled scenario (in `work/scenarios/<name>`). */
   command(work: string): { command: string; args: string[]; env?: Record<string, string> };
 }
@@ -108,6 +115,17 @@ export const languages: ScenarioLanguage[] = [
         },
       ]);
     },
+    clientChecker: "mypy at its default level (no configuration file: neither mypy.ini nor the generator's pyproject.toml)",
+    async checkClient(work) {
+      const python = await installPythonEnvironment();
+      await runAll([
+        {
+          command: python,
+          args: ['-m', 'mypy', '--config-file', '', '--cache-dir', path.join(root, '.cache', 'mypy'), '-p', 'analytics_desk_client'],
+          cwd: path.join(work, 'clients', 'python'),
+        },
+      ]);
+    },
     command: (work) => ({ command: pythonEnvironment().python, args: ['scenario.py'], env: { PYTHONPATH: path.join(work, 'clients', 'python') } }),
   },
   {
@@ -118,7 +136,7 @@ export const languages: ScenarioLanguage[] = [
       const client = path.join(work, 'clients', 'java');
       // the generated pom.xml compiles the client (with -Xlint:all) and writes its dependencies' class path
       await runAll([{ command: 'mvn', args: ['-B', '-q', 'compile', 'dependency:build-classpath', '-Dmdep.outputFile=classpath.txt'], cwd: client }]);
-      await runAll([{ command: 'javac', args: ['-Xlint:all', '-Werror', '-cp', javaClasspath(work), '-d', 'classes', 'Scenario.java', 'ColumnFilter.java'], cwd: path.join(work, 'scenarios', 'java') }]);
+      await runAll([{ command: 'javac', args: ['-Xlint:all', '-Werror', '-cp', javaClasspath(work), '-d', 'classes', 'Scenario.java', 'ColumnFilter.java', 'PipelineGraph.java'], cwd: path.join(work, 'scenarios', 'java') }]);
     },
     command: (work) => ({ command: 'java', args: ['-cp', `classes${path.delimiter}${javaClasspath(work)}`, 'Scenario'] }),
   },

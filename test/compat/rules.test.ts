@@ -48,6 +48,8 @@ const CASES: RuleCase[] = [
   { title: 'a request enum value renamed', change: (d) => (input(d).properties.kind.enum = ['plain', 'extra']), expected: [`breaking enum-value-renamed @ ${PUT}`] },
   { title: 'a narrower request bound', change: (d) => (input(d).properties.label.maxLength = 5), expected: [`breaking request-narrowed @ ${PUT}`] },
   { title: 'a request pattern changed', change: (d) => (input(d).properties.label.pattern = '^[a-z0-9 ]+$'), expected: [`breaking constraint-changed @ ${PUT}`] },
+  { title: 'a format added to a response member (the type generators pick follows it)', change: (d) => (item(d).properties.id.format = 'uuid'), expected: [`breaking format-changed @ ${GET}`, `breaking format-changed @ ${PUT}`], library: [`non-breaking @ ${GET}`, `non-breaking @ ${PUT}`] },
+  { title: 'a format added to a request member', change: (d) => (input(d).properties.count.format = 'int64'), expected: [`breaking format-changed @ ${PUT}`] },
   { title: 'a request body made optional', change: (d) => (putItem(d).requestBody.required = false), expected: [`non-breaking request-body-optional @ ${PUT}`] },
   { title: 'a success status replaced (200 becomes 201)', change: (d) => ((getItem(d).responses['201'] = getItem(d).responses['200']), delete getItem(d).responses['200']), expected: [`breaking response-status-removed @ ${GET}`, `breaking success-status-added @ ${GET}`], library: [`breaking @ ${GET}`, `non-breaking @ ${GET}`] },
   { title: 'a success status added beside 200', change: (d) => (getItem(d).responses['202'] = { description: 'Accepted.' }), expected: [`breaking success-status-added @ ${GET}`], library: [`non-breaking @ ${GET}`] },

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { loadContractDocument } from '../../src/contract-document.js';
-import { ContractIndex } from '../../src/http/contract-index.js';
+import { ContractSchemas } from '../../src/contract-schemas.js';
 import { searchHitCheck, type SearchHitCheck } from '../../src/search/search-hit.js';
 
 /** One operation of openapi.yaml with what a test needs to call it from its examples. */
@@ -70,15 +70,15 @@ export function contractOperations(root = process.cwd()): ContractOperation[] {
   return operations;
 }
 
-/** An operation's example as the request the adapter hands openapi-backend: path, query object, JSON headers, body. */
+/** An operation's example as the request the edge hands openapi-backend: path, query object, JSON headers, body. */
 export function exampleRequest(op: ContractOperation): { method: string; path: string; query: Record<string, string | string[]>; headers: Record<string, string>; body: unknown } {
   const [path, search = ''] = op.exampleUrl.split('?');
   return { method: op.method, path: path!, query: Object.fromEntries(new URLSearchParams(search)), headers: { 'content-type': 'application/json', host: 'x' }, body: op.exampleBody };
 }
 
-/** The check of search hits against openapi.yaml's `SearchItem`, on a contract index as the server builds it. */
+/** The check of search hits against openapi.yaml's `SearchItem`, on the contract's schemas as the server has them. */
 export async function contractSearchHitCheck(root = process.cwd()): Promise<SearchHitCheck> {
   const contract = loadContractDocument(root);
-  const index = await ContractIndex.build(contract.document);
-  return searchHitCheck(contract.jsonEtag, () => index.componentValidator('SearchItem'));
+  const schemas = new ContractSchemas(contract.document);
+  return searchHitCheck(contract.jsonEtag, () => schemas.componentValidator('SearchItem'));
 }

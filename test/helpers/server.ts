@@ -7,6 +7,7 @@ import type { OidcTiming } from '../../src/auth/oidc.js';
 import type { FileSink } from '../../src/store/object-store.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { startServer, type RunningServer, type ServerTiming } from '../../src/server.js';
+import type { DepsOptions } from '../../src/deps.js';
 
 let demoTemplate: string | null = null;
 
@@ -34,8 +35,9 @@ export interface TestServer extends RunningServer {
 
 /**
  * Starts the real server (createDeps + createApp + listen on port 0) with extra environment `env`, logging to
- * `log` when given (else nowhere), with the OpenID provider timing `oidcTiming`, the clock `now`, the server's
- * `timing` (keep-alive timeout, shutdown delay's wait) and where store downloads write (`storeFileSink`) when given.
+ * `log` when given (else nowhere), with the OpenID provider timing `oidcTiming`, the clock `now`, the `readers` of
+ * long reads, the server's `timing` (keep-alive timeout, shutdown delay's wait) and where store downloads write
+ * (`storeFileSink`) when given.
  */
 export async function startTestServer(
   options: {
@@ -44,6 +46,7 @@ export async function startTestServer(
     log?: Logger;
     oidcTiming?: OidcTiming;
     now?: () => number;
+    readers?: DepsOptions['readers'];
     timing?: ServerTiming;
     storeFileSink?: FileSink;
   } = {},
@@ -63,7 +66,7 @@ export async function startTestServer(
   const server = await startServer(
     config,
     options.log ?? createLogger(config.logLevel),
-    { oidcTiming: options.oidcTiming, now: options.now, storeFileSink: options.storeFileSink },
+    { oidcTiming: options.oidcTiming, now: options.now, readers: options.readers, storeFileSink: options.storeFileSink },
     options.timing,
   );
   return {

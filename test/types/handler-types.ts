@@ -1,7 +1,7 @@
 // Type tests, compiled by `npm run typecheck` (part of `npm test`): every `@ts-expect-error` below must be an
 // error, so each proves something the compiler refuses (style.md: "type tests that prove what must not compile").
-import type { Handler, HandlerMap, Result } from '../../src/http/contract.js';
-import { notImplemented } from '../../src/http/not-implemented.js';
+import type { Handler, HandlerMap, Result } from '../../src/operations/contract.js';
+import { notImplemented } from '../../src/operations/not-implemented.js';
 import { getHealth } from '../../handlers/get-health.js';
 
 /** A declared status with a body of the declared shape compiles. */

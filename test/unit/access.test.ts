@@ -4,8 +4,8 @@ import YAML from 'yaml';
 import { effectiveRoles } from '../../src/auth/caller.js';
 import { listClaim } from '../../src/auth/oidc.js';
 import { accessRules, bearerToken } from '../../src/http/access.js';
-import { HttpProblem } from '../../src/http/errors.js';
-import { EVERY_TENANT, tenantScopeOf } from '../../src/tenants/tenant-scope.js';
+import { Problem } from '../../src/common/problems.js';
+import { EVERY_TENANT, tenantScopeOf } from '../../src/tenants/tenants.js';
 import { ScopedTenants, resolveTenant, type TenantEntry, type Tenants } from '../../src/tenants/tenants.js';
 import { contractOperations } from '../helpers/contract.js';
 
@@ -104,13 +104,13 @@ describe('tenant scope', () => {
     const scoped = new ScopedTenants(registry, tenantScopeOf(['west.*', 'ost.kantonsspital']).scope);
     expect(scoped.list().map((e) => e.compositeId)).to.deep.equal(['ost.kantonsspital', 'west.hopital-cantonal', 'west.rehaklinik']);
     // ambiguous among all tenants, not among the caller's
-    expect(() => registry.resolve('rehaklinik')).to.throw(HttpProblem, /several packs/);
+    expect(() => registry.resolve('rehaklinik')).to.throw(Problem, /several packs/);
     expect(scoped.resolve('rehaklinik').compositeId).to.equal('west.rehaklinik');
     const refusal = (tenants: Tenants, value: string) => {
       try {
         tenants.resolve(value);
       } catch (err) {
-        return err as HttpProblem;
+        return err as Problem;
       }
       throw new Error('resolved');
     };

@@ -6,7 +6,7 @@ import { MIGRATIONS } from '../../src/appdb/migrations/index.js';
 import { NotebookRow } from '../../src/appdb/notebook.entity.js';
 import { UnitOfWork } from '../../src/appdb/unit-of-work.js';
 import type { AppDbConfig } from '../../src/config.js';
-import { HttpProblem } from '../../src/http/errors.js';
+import { Problem } from '../../src/common/problems.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
@@ -137,10 +137,10 @@ for (const dialect of DIALECTS) {
           () => null,
           (err: unknown) => err,
         );
-        expect(refused).to.be.instanceOf(HttpProblem);
-        expect((refused as HttpProblem).status).to.equal(503);
-        expect((refused as HttpProblem).detail).to.match(/did not grant the lock this write needs in time/);
-        expect((refused as HttpProblem).extras.headers).to.deep.equal({ 'Retry-After': '1' });
+        expect(refused).to.be.instanceOf(Problem);
+        expect((refused as Problem).status).to.equal(503);
+        expect((refused as Problem).detail).to.match(/did not grant the lock this write needs in time/);
+        expect((refused as Problem).facts.retryAfterSeconds).to.equal(1);
         releaseHolder();
         await holder;
         const row = await units.read((m) => m.findOneByOrFail(NotebookRow, { tenantId: 'ost.held' }));
@@ -199,7 +199,7 @@ describe('app database on PostgreSQL: start, migrations, outage', function () {
     let appDb: AppDatabase | null = null;
     try {
       appDb = await openAppDatabase({ kind: 'postgres', url, ...SIZES }, silent);
-      expect(() => appDb!.dataSource).to.throw(HttpProblem, /does not answer/);
+      expect(() => appDb!.dataSource).to.throw(Problem, /does not answer/);
       await appDb.ping().then(
         () => expect.fail('ping answered'),
         () => undefined,
@@ -225,7 +225,7 @@ describe('app database on PostgreSQL: start, migrations, outage', function () {
     const url = await (await sharedPostgres()).createDatabase('tls');
     const appDb = await openAppDatabase({ kind: 'postgres', url: `${url}?sslmode=require`, ...SIZES }, silent);
     try {
-      expect(() => appDb.dataSource).to.throw(HttpProblem);
+      expect(() => appDb.dataSource).to.throw(Problem);
       const plain = await openAppDatabase({ kind: 'postgres', url: `${url}?sslmode=disable`, ...SIZES }, silent);
       await plain.ping();
       await plain.close();

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { codedTag, heldTag, ifMatchOf, parseTagList } from '../../src/http/conditional.js';
-import { HttpProblem } from '../../src/http/errors.js';
+import { codedTag, heldTag, ifMatchOf, parseTagList } from '../../src/common/entity-tags.js';
+import { Problem } from '../../src/common/problems.js';
 
 const TAG = '"a-b_c"';
 
-describe('conditional request headers (src/http/conditional.ts)', () => {
+describe('conditional request headers (src/common/entity-tags.ts)', () => {
   it('parses `*` and lists of strong and weak entity tags, and refuses other values', () => {
     expect(parseTagList(' * ')).to.equal('*');
     expect(parseTagList(`${TAG}, W/"x" ,"y"`)).to.deep.equal([TAG, 'W/"x"', '"y"']);
@@ -38,7 +38,7 @@ describe('conditional request headers (src/http/conditional.ts)', () => {
     expect(check('*')(TAG)).to.equal(true);
     expect(check('*')(null)).to.equal(false);
     expect(() => ifMatchOf({ 'if-match': 'abc' }))
-      .to.throw(HttpProblem)
+      .to.throw(Problem)
       .with.property('status', 400);
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { parseRange } from '../../src/content/byte-range.js';
-import { etagMatches, strongEtag } from '../../src/content/etag.js';
+import { parseRange } from '../../src/operations/byte-range.js';
+import { heldTag, rangeTagHolds, strongEtag } from '../../src/common/entity-tags.js';
 import { sniffImageType } from '../../src/content/media-type.js';
 import { pngLogo } from '../../src/demo/logos.js';
 import { SVG_WITH_SCRIPT, TINY_JPEG, TINY_WEBP } from '../helpers/images.js';
@@ -33,14 +33,17 @@ describe('content helpers', () => {
     expect(sniffImageType(Buffer.from('GIF89a'))).to.equal(null);
   });
 
-  it('strongEtag is stable per content and etagMatches compares tags', () => {
+  it('strongEtag is stable per content; If-None-Match compares weakly, If-Range strongly', () => {
     const tag = strongEtag('abc');
     expect(strongEtag(Buffer.from('abc'))).to.equal(tag);
     expect(strongEtag('abd')).not.to.equal(tag);
-    expect(etagMatches(`"x", ${tag}`, tag)).to.equal(true);
-    expect(etagMatches(`W/${tag}`, tag)).to.equal(true);
-    expect(etagMatches('*', tag)).to.equal(true);
-    expect(etagMatches(undefined, tag)).to.equal(false);
-    expect(etagMatches('"x"', tag)).to.equal(false);
+    expect(heldTag(`"x", ${tag}`, tag)).to.equal(tag);
+    expect(heldTag(`W/${tag}`, tag)).to.equal(tag);
+    expect(heldTag('*', tag)).to.equal(tag);
+    expect(heldTag(undefined, tag)).to.equal(null);
+    expect(heldTag('"x"', tag)).to.equal(null);
+    expect(rangeTagHolds(` ${tag} `, tag)).to.equal(true);
+    expect(rangeTagHolds(`W/${tag}`, tag), 'a weak tag never matches strongly').to.equal(false);
+    expect(rangeTagHolds('"x"', tag)).to.equal(false);
   });
 });

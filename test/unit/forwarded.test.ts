@@ -3,7 +3,7 @@ import Koa from 'koa';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type TrustProxy } from '../../src/config.js';
-import { forwardedClient, requestHost } from '../../src/http/forwarded.js';
+import { forwardedClientOf } from '../../src/http/forwarded.js';
 
 /** What the middleware made of a request: the client address and the host it takes the request to be sent to. */
 interface Seen {
@@ -11,18 +11,13 @@ interface Seen {
   host: string;
 }
 
-/** A Koa app with only the forwardedClient step (or nothing, for `null`), answering what it saw; its URL and a closer. */
+/** A Koa app answering the client and host it takes a request to be from (without TRUST_PROXY, `null`: the connection's); its URL and a closer. */
 async function serve(trust: TrustProxy | null): Promise<{ see: (headers: Record<string, string>) => Promise<Seen>; close: () => Promise<void> }> {
   const app = new Koa();
-  if (trust !== null) {
-    const step = forwardedClient(trust);
-    app.use((ctx, next) => {
-      step(ctx);
-      return next();
-    });
-  }
+  const forwarded = trust === null ? null : forwardedClientOf(trust);
   app.use((ctx) => {
-    ctx.body = { ip: ctx.ip, host: requestHost(ctx) };
+    const client = forwarded?.(ctx.req) ?? null;
+    ctx.body = { ip: client?.address ?? ctx.ip, host: client?.host ?? ctx.get('host') };
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

@@ -2,8 +2,9 @@ import { expect } from 'chai';
 import { addNotebookCell } from '../../handlers/add-notebook-cell.js';
 import { deleteNote } from '../../handlers/delete-note.js';
 import { localCaller } from '../../src/auth/caller.js';
-import type { Input } from '../../src/http/contract.js';
-import type { Deps, Notebooks, Notes } from '../../src/ports.js';
+import type { Input } from '../../src/operations/contract.js';
+import type { Deps } from '../../src/ports/deps.js';
+import type { Notebooks, Notes } from '../../src/ports/collaboration.js';
 
 /** Deps with the tenant lookup and the one port a handler needs; anything else it touched would throw. */
 function depsWith(ports: Partial<Pick<Deps, 'notebooks' | 'notes'>>): Deps {
@@ -14,7 +15,7 @@ function depsWith(ports: Partial<Pick<Deps, 'notebooks' | 'notes'>>): Deps {
 const request = { headers: {}, requestId: 'r1', caller: localCaller('127.0.0.1'), query: {} };
 const NOTEBOOK = { tenant_id: 'ost.kantonsspital', cells: '[]', created_at: '2026-11-21T09:40:00.000Z', updated_at: '2026-11-21T09:40:00.000Z' };
 
-describe('handlers over ports replaced wholesale (handlers/, src/ports.ts)', () => {
+describe('handlers over ports replaced wholesale (handlers/, src/ports/)', () => {
   it('addNotebookCell hands the cell and its author to deps.notebooks and names the new cell under the tenant as requested', async () => {
     const calls: unknown[][] = [];
     const notebooks = {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { parseTagList } from '../../src/http/conditional.js';
+import { parseTagList } from '../../src/common/entity-tags.js';
 
 const doc = YAML.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../openapi.yaml'), 'utf8'));
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { JsonShapeScanner, jsonShapeProblem } from '../../src/http/json-depth.js';
+import { JsonShapeScanner, jsonShapeProblem } from '../../src/http/body.js';
 
 /** The number of values JSON.parse builds from `text` (member names not counted). */
 function valuesIn(text: string): number {

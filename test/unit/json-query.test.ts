@@ -1,19 +1,9 @@
 import { expect } from 'chai';
-import Koa from 'koa';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Document } from 'openapi-backend';
-import { CostLimits } from '../../src/auth/cost-limits.js';
-import type { Deps } from '../../src/ports.js';
-import { serveOperations } from '../../src/http/adapter.js';
-import { ContractIndex } from '../../src/http/contract-index.js';
-import type { HandlerMap } from '../../src/http/contract.js';
-import { jsonQueryIssues, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../src/http/json-depth.js';
-import { problemAnswer } from '../../src/http/problem.js';
-import { problemCheck } from '../../src/http/problem-check.js';
-import { requestContext } from '../../src/http/request-context.js';
-import { requestPass } from '../../src/http/request-pass.js';
+import { jsonQueryIssues, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../src/http/body.js';
+import { serveContract } from '../helpers/contract-app.js';
 import { call } from '../helpers/http.js';
 
 // an operation with a query parameter that carries JSON (none of openapi.yaml's does in this version)
@@ -39,17 +29,9 @@ const document = {
   components: { schemas: { Problem: { type: 'object' } } },
 } as unknown as Document;
 
-async function serve() {
+function serve() {
   const log = pino({ level: 'silent' }, new Writable({ write: (_chunk, _enc, done) => done() }));
-  const handlers = { listThings: async () => ({ status: 200, body: { ok: true } }) } as unknown as HandlerMap;
-  const index = await ContractIndex.build(document);
-  const app = new Koa();
-  const problems = problemCheck(index, true);
-  const deps = { config: { responseValidation: true }, contract: { document }, tokens: null, limits: new CostLimits({ narrativesPerMinute: 0, exportsPerCaller: 0, signalToolsPerMinute: 0 }) };
-  app.use(requestPass({ context: requestContext(log, 'v0.1.0 2026-11-27 00:00'), admissions: [], serve: serveOperations(index, handlers, deps as unknown as Deps, problems), answerError: problemAnswer(problems) }));
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+  return serveContract(document, { listThings: async () => ({ status: 200, body: { ok: true } }) }, { log, responseValidation: true });
 }
 
 const nested = (levels: number): string => '['.repeat(levels) + ']'.repeat(levels);

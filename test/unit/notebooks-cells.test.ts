@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { loadContractDocument } from '../../src/contract-document.js';
-import { schemaChecksOf } from '../../src/deps.js';
-import { ContractIndex } from '../../src/http/contract-index.js';
+import { ContractSchemas } from '../../src/contract-schemas.js';
 import { authorOfNewCell, contentOfNewCell, mergeUpdates, todayUtc } from '../../src/notebooks/cell-content.js';
 import { CELL_SIZE_LIMIT_BYTES, CellRules } from '../../src/notebooks/cell-rules.js';
 import { projectRoot } from '../../src/project-root.js';
@@ -9,7 +8,7 @@ import { projectRoot } from '../../src/project-root.js';
 describe('notebook cells (src/notebooks/cell-content.ts, cell-rules.ts)', () => {
   let rules: CellRules;
   before(async () => {
-    rules = new CellRules(schemaChecksOf(await ContractIndex.build(loadContractDocument(projectRoot()).document)));
+    rules = new CellRules(new ContractSchemas(loadContractDocument(projectRoot()).document));
   });
 
   it('keeps unknown members of a new cell, drops server members, starts discussions empty and actions open', () => {
@@ -46,11 +45,22 @@ describe('notebook cells (src/notebooks/cell-content.ts, cell-rules.ts)', () => 
     expect(rules.checkMerged({ type: 'poem' }, 'updates')[0]).to.include({ name: 'updates.type' });
   });
 
-  it('checks of a new cell only what its request schema cannot say: its size, and an author taken from the caller', () => {
+  it('checks of a new cell only what its request schema does not say: its size, an author taken from the caller, the view a view cell shows', () => {
     expect(rules.checkNew({ type: 'narrative', text: { en: 'x' }, author: 'A'.repeat(200) }, 'cell')).to.deep.equal([]);
     expect(rules.checkNew({ type: 'narrative', text: { en: 'x' }, author: 'A'.repeat(201) }, 'cell')).to.deep.equal([
       { in: 'body', name: 'cell.author', message: 'must NOT have more than 200 characters' },
     ]);
+    expect(rules.checkNew({ type: 'view', view_id: '6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c' }, 'cell')).to.deep.equal([]);
+    expect(rules.checkNew({ type: 'view', entity: 'cost_centres', params: {} }, 'cell')).to.deep.equal([]);
+    expect(rules.checkNew({ type: 'view', view_id: '6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c', entity: 'cost_centres' }, 'cell')).to.deep.equal([]);
+  });
+
+  it('refuses a view cell, new or merged, that names neither a saved view nor an entity with its params', () => {
+    const issue = { in: 'body', message: "must have property 'view_id', or both 'entity' and 'params'" };
+    for (const cell of [{ type: 'view' }, { type: 'view', entity: 'cost_centres' }, { type: 'view', params: {} }, { type: 'view', author: 'A' }]) {
+      expect(rules.checkNew(cell, 'cell'), JSON.stringify(cell)).to.deep.equal([{ ...issue, name: 'cell' }]);
+      expect(rules.checkMerged(cell, 'updates'), JSON.stringify(cell)).to.deep.equal([{ ...issue, name: 'updates' }]);
+    }
   });
 
   it('rejects a cell beyond the size limit, new or merged', () => {

@@ -5,12 +5,15 @@ import path from 'node:path';
 import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
 import { exportOnReaders } from '../../src/dimensions/reader-export.js';
 import { csvRecord } from '../../src/dimensions/csv.js';
-import { HttpProblem } from '../../src/http/errors.js';
-import { SLICE_ROWIDS, type EntityQuery } from '../../src/lineage/explain.js';
+import { Problem } from '../../src/common/problems.js';
+import { SLICE_ROWIDS } from '../../src/lineage/explain.js';
+import type { EntityQuery } from '../../src/ports/lineage.js';
 import { explainOnReaders } from '../../src/lineage/explain-job.js';
 import { MainThreadReaders } from '../../src/reader-threads/main-thread.js';
 import { ReaderPool } from '../../src/reader-threads/pool.js';
 import type { Readers } from '../../src/reader-threads/protocol.js';
+import { readerJobs } from '../../src/reader-jobs/jobs.js';
+import { startReaderThread } from '../../src/reader-jobs/readers.js';
 import { RARE_MATERIAL, buildBigTenant } from '../helpers/big-tenant.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -27,7 +30,7 @@ describe('readers', function () {
   const file = path.join(data.dir, 'kls.sqlite');
   const pools: ReaderPool[] = [];
   const pool = (threads: number, idleMs: number): ReaderPool => {
-    const made = new ReaderPool(threads, idleMs);
+    const made = new ReaderPool(startReaderThread, threads, idleMs);
     pools.push(made);
     return made;
   };
@@ -67,7 +70,7 @@ describe('readers', function () {
 
   for (const [name, make] of [
     ['a reader thread', () => pool(1, 30_000)],
-    ['the main thread (READER_THREADS=off)', () => new MainThreadReaders()],
+    ['the main thread (READER_THREADS=off)', () => new MainThreadReaders(readerJobs())],
   ] as const) {
     describe(`on ${name}`, () => {
       it('answers 503 with Retry-After when the tenant file is gone', async () => {
@@ -75,9 +78,9 @@ describe('readers', function () {
           () => null,
           (err: unknown) => err,
         );
-        expect(failure).to.be.instanceOf(HttpProblem);
-        expect((failure as HttpProblem).code).to.equal('tenant-unavailable');
-        expect((failure as HttpProblem).extras.headers).to.deep.equal({ 'Retry-After': '1' });
+        expect(failure).to.be.instanceOf(Problem);
+        expect((failure as Problem).code).to.equal('tenant-unavailable');
+        expect((failure as Problem).facts.retryAfterSeconds).to.equal(1);
       });
 
       it('lets an export that waits for its client hold no reader: another job is answered meanwhile, then every row follows', async () => {
@@ -115,7 +118,7 @@ describe('readers', function () {
   }
 
   it('counts an explain on the main thread a slice per event-loop turn', async () => {
-    const readers = new MainThreadReaders();
+    const readers = new MainThreadReaders(readerJobs());
     let turns = 0;
     let done = false;
     const counting = (): void => {
@@ -144,7 +147,7 @@ describe('readers', function () {
         const count = db.prepare(`SELECT count(*) FROM gold_big WHERE material_id = ?${month}`).pluck().get(...values) as number;
         const rows = db.prepare(`SELECT * FROM gold_big WHERE material_id = ?${month} ORDER BY rowid LIMIT 20`).all(...values);
         const expected = count === 0 || what.entityType === 'Case' ? [] : [{ table: 'gold_big', label: 'Big movements', count, rows }];
-        expect(await explain(new MainThreadReaders(), what), JSON.stringify(what)).to.deep.equal(expected);
+        expect(await explain(new MainThreadReaders(readerJobs()), what), JSON.stringify(what)).to.deep.equal(expected);
       }
     } finally {
       db.close();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createRequire } from 'node:module';
 import { OpenAPIBackend, type Request } from 'openapi-backend';
 import { loadContractDocument } from '../../src/contract-document.js';
-import { compiledParseRequest } from '../../src/http/request-parser.js';
+import { compiledParseRequest } from '../../src/http/request-validation.js';
 import { contractOperations, exampleRequest } from '../helpers/contract.js';
 
 describe('request parser', () => {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { OpenAPIBackend, type Request } from 'openapi-backend';
 import { loadContractDocument } from '../../src/contract-document.js';
-import { createContractBackend } from '../../src/http/adapter.js';
-import { compiledValidateRequest } from '../../src/http/request-validator.js';
+import { createContractBackend } from '../../src/http/contract-index.js';
+import { compiledValidateRequest } from '../../src/http/request-validation.js';
 import { contractOperations, exampleRequest } from '../helpers/contract.js';
 
 /** The server's openapi-backend instance (coercion, formats, its compiled router and parser). */
@@ -29,8 +29,13 @@ describe('request validator', () => {
       const operation = api.router.matchOperation(req)!;
       expect(operation, `${req.method} ${req.path}`).to.not.equal(undefined);
       const expected = api.validator.validateRequest(structuredClone(req), operation);
-      const actual = compiled(structuredClone(req), operation);
-      expect(actual, `${req.method} ${req.path} ${JSON.stringify(req.query)}`).to.deep.equal(expected);
+      const checked = compiled(structuredClone(req), operation);
+      expect(checked.result, `${req.method} ${req.path} ${JSON.stringify(req.query)}`).to.deep.equal(expected);
+      if (expected.valid) {
+        // the input a handler gets: what openapi-backend hands its handlers, the coerced request parsed again
+        const handed = api.router.parseRequest(expected.coerced!, operation);
+        expect({ path: checked.path, query: checked.query, body: checked.body }, `input of ${req.method} ${req.path}`).to.deep.equal({ path: handed.params, query: handed.query, body: handed.requestBody });
+      }
       compared += 1;
       if (!expected.valid) failing += 1;
       if (JSON.stringify(expected.coerced?.query) !== JSON.stringify(req.query)) coerced += 1;
@@ -88,7 +93,7 @@ describe('request validator', () => {
     for (const req of cases) {
       const operation = api.router.matchOperation(req)!;
       const expected = api.validator.validateRequest(structuredClone(req), operation);
-      const actual = compiled(structuredClone(req), operation);
+      const actual = compiled(structuredClone(req), operation).result;
       expect(actual, `${req.method} ${req.path} ${JSON.stringify(req.query)} ${JSON.stringify(req.body)} ${JSON.stringify(req.headers)}`).to.deep.equal(expected);
       if (JSON.stringify(expected.coerced) !== JSON.stringify(req)) differentCoercion += 1;
       if (!expected.valid) failing += 1;

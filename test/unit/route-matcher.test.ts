@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { OpenAPIBackend, type Operation, type Request } from 'openapi-backend';
 import { loadContractDocument } from '../../src/contract-document.js';
-import { compiledMatchOperation } from '../../src/http/route-matcher.js';
+import { compiledMatchOperation } from '../../src/http/contract-index.js';
 import { contractOperations } from '../helpers/contract.js';
 
 describe('route matcher', () => {

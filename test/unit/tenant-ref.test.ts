@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseTenantRef } from '../../src/tenants/tenant-ref.js';
+import { parseTenantRef } from '../../src/tenants/tenants.js';
 
 describe('parseTenantRef', () => {
   it('accepts slugs and composite IDs', () => {

@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** Runs `script` with node and tsx in `cwd`, as `user` when given (root only); its exit code and output. */
-function runScript(cwd: string, script: string, user: { uid: number; gid: number } | null): Promise<{ code: number | null; output: string }> {
+/** Runs `script` with `node` and tsx in `cwd`, as `user` when given (root only); its exit code and output. */
+function runScript(node: string, cwd: string, script: string, user: { uid: number; gid: number } | null): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    const child = spawn(node, ['--import', 'tsx', script], {
       cwd,
       ...(user ?? {}),
       env: { PATH: process.env.PATH, TMPDIR: os.tmpdir() },
@@ -19,6 +19,22 @@ function runScript(cwd: string, script: string, user: { uid: number; gid: number
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, output }));
   });
+}
+
+/**
+ * The running Node.js binary at `<dir>/node`, hard-linked (copied where the file system does not allow it): the
+ * binary may live where an ordinary user cannot reach it (the project's own Node in `.node/` or `node_modules/`
+ * of a checkout under a folder only root may enter), and `dir` is one the user can.
+ */
+function nodeIn(dir: string): string {
+  const target = path.join(dir, 'node');
+  try {
+    fs.linkSync(process.execPath, target);
+  } catch {
+    fs.copyFileSync(process.execPath, target);
+    fs.chmodSync(target, 0o755);
+  }
+  return target;
 }
 
 describe('the PostgreSQL test helper (test/helpers/postgres.ts)', function () {
@@ -52,7 +68,7 @@ describe('the PostgreSQL test helper (test/helpers/postgres.ts)', function () {
       );
 
       // as whoever runs the tests (root in CI): the server itself runs as `postgres` then, who cannot enter rootOnly
-      const own = await runScript(checkout, script, null);
+      const own = await runScript(process.execPath, checkout, script, null);
       expect(own.code, own.output).to.equal(0);
       expect(own.output).to.match(/^PostgreSQL \d+\.\d+ on \d+$/m);
 
@@ -64,7 +80,7 @@ describe('the PostgreSQL test helper (test/helpers/postgres.ts)', function () {
         fs.chownSync(userOwned, nobody.uid, nobody.gid);
         const moved = path.join(userOwned, 'p');
         fs.renameSync(checkout, moved);
-        const ordinary = await runScript(moved, script, nobody);
+        const ordinary = await runScript(nodeIn(userOwned), moved, script, nobody);
         expect(ordinary.code, ordinary.output).to.equal(0);
         expect(ordinary.output).to.match(/^PostgreSQL \d+\.\d+ on \d+$/m);
       }

@@ -3,7 +3,8 @@
 // test/client/openapi-generator.test.ts copies this folder beside the generated client (../../clients/go, named in
 // go.mod's replace directive), builds it and runs it with the server, token and expected bytes in the environment:
 //
-//	DESK_URL, DESK_TOKEN (empty: no sign-in), DESK_TENANT, DESK_REPORT_KEY, DESK_LOGO_FILE, DESK_REPORT_FILE.
+//	DESK_URL, DESK_TOKEN (empty: no sign-in), DESK_TENANT, DESK_REPORT_KEY, DESK_LOGO_FILE, DESK_REPORT_FILE,
+//	DESK_MONEY (the tenant's finding amount as the server writes it), DESK_GRAPH_FILE, DESK_CONTRACT_FILE.
 //
 // Each step prints `ok <operation>`; a problem read prints `problem <operation> <JSON>`; the first wrong answer ends
 // the run with `FAIL go <operation>: <answer>` and exit code 1.
@@ -116,13 +117,20 @@ func run(env func(string) string) {
 	check(status.HealthLocal != nil && status.HealthLocal.Status == "ok" || status.HealthStore != nil && status.HealthStore.Status == "ok", "getHealth", status)
 	report("getHealth")
 
-	// tenants and a search
+	// tenants, a search and the findings' amount to the cent
 	tenants := answerOf(client.SearchAPI.GetJumpbar(ctx).Mode(desk.JUMPBARMODE_TENANTS).Execute()).of("getJumpbar")
 	check(tenants.TenantList != nil && slices.ContainsFunc(tenants.TenantList.Tenants, func(t desk.TenantListItem) bool { return strings.HasSuffix(t.Id, "."+tenant) }), "getJumpbar", tenants)
 	report("getJumpbar tenants")
 	hits := answerOf(client.SearchAPI.GetJumpbar(ctx).Mode(desk.JUMPBARMODE_SEARCH).Tenant(tenant).Q("fallpauschale").Execute()).of("getJumpbar")
 	check(hits.SearchResults != nil && len(hits.SearchResults.Probes)+len(hits.SearchResults.Glossary)+len(hits.SearchResults.Entities)+len(hits.SearchResults.Dimensions) > 0, "getJumpbar", hits)
 	report("getJumpbar search")
+	summary := answerOf(client.SearchAPI.GetJumpbar(ctx).Mode(desk.JUMPBARMODE_SUMMARY).Tenant(tenant).Execute()).of("getJumpbar")
+	money := "none"
+	if summary.SeveritySummaryResponse != nil {
+		money = strconv.FormatFloat(summary.SeveritySummaryResponse.Summary.Money, 'f', -1, 64)
+	}
+	check(money == env("DESK_MONEY"), "getJumpbar", fmt.Sprintf("money read as %s, sent as %s", money, env("DESK_MONEY")))
+	report("getJumpbar summary")
 
 	// a saved view created, listed, renamed, deleted
 	created := answerOf(client.ViewsAPI.CreateView(ctx).CreateViewRequest(*desk.NewCreateViewRequest(
@@ -209,6 +217,15 @@ func run(env func(string) string) {
 	pdfBytes := readFile("getReport", pdf.Name())
 	check(bytes.Equal(pdfBytes, readFile("getReport", env("DESK_REPORT_FILE"))), "getReport", fmt.Sprintf("%d bytes, not those the server serves", len(pdfBytes)))
 	report("getReport")
+
+	// the pipeline graph and the contract read as text
+	if graph, read := readGraphHtml(ctx, client, tenant); read {
+		check(graph == string(readFile("getPipelineGraphHtml", env("DESK_GRAPH_FILE"))), "getPipelineGraphHtml", fmt.Sprintf("%d characters, not those the server serves", len(graph)))
+		report("getPipelineGraphHtml")
+	}
+	contract := answerOf(client.MetaAPI.GetOpenApiYaml(ctx).Execute()).of("getOpenApiYaml")
+	check(contract == string(readFile("getOpenApiYaml", env("DESK_CONTRACT_FILE"))), "getOpenApiYaml", fmt.Sprintf("%d characters, not those the server serves", len(contract)))
+	report("getOpenApiYaml")
 
 	// a 404 and a 400 read as the contract's problem
 	notFound := answerOf(client.ViewsAPI.ListViews(ctx).Tenant("no-such-tenant").Execute()).problem("listViews")

@@ -2,7 +2,8 @@
 // from the contract: the same steps, in the same order and under the same names, as its siblings in ../typescript,
 // ../python and ../go. test/client/openapi-generator.test.ts compiles it against the generated client and runs it
 // with the server, token and expected bytes in the environment:
-//   DESK_URL, DESK_TOKEN (empty: no sign-in), DESK_TENANT, DESK_REPORT_KEY, DESK_LOGO_FILE, DESK_REPORT_FILE.
+//   DESK_URL, DESK_TOKEN (empty: no sign-in), DESK_TENANT, DESK_REPORT_KEY, DESK_LOGO_FILE, DESK_REPORT_FILE,
+//   DESK_MONEY (the tenant's finding amount as the server writes it), DESK_GRAPH_FILE, DESK_CONTRACT_FILE.
 // Each step prints `ok <operation>`; a problem read prints `problem <operation> <JSON>`; the first wrong answer ends
 // the run with `FAIL java <operation>: <answer>` and exit code 1.
 
@@ -16,6 +17,7 @@ import example.desk.client.ApiException;
 import example.desk.client.api.ContentApi;
 import example.desk.client.api.DimensionsApi;
 import example.desk.client.api.HealthApi;
+import example.desk.client.api.MetaApi;
 import example.desk.client.api.NotebooksApi;
 import example.desk.client.api.NotesApi;
 import example.desk.client.api.SearchApi;
@@ -39,6 +41,7 @@ import example.desk.client.model.NotebookResponse;
 import example.desk.client.model.OkResult;
 import example.desk.client.model.Problem;
 import example.desk.client.model.SearchResults;
+import example.desk.client.model.SeveritySummaryResponse;
 import example.desk.client.model.TenantList;
 import example.desk.client.model.UpdateViewRequest;
 import example.desk.client.model.ViewListResponse;
@@ -138,6 +141,7 @@ public final class Scenario {
     NotesApi notes = new NotesApi(client);
     DimensionsApi dimensions = new DimensionsApi(client);
     ContentApi content = new ContentApi(client);
+    MetaApi meta = new MetaApi(client);
 
     // health
     Object status = step("getHealth", () -> health.getHealth().execute()).getActualInstance();
@@ -146,7 +150,7 @@ public final class Scenario {
     check("ok".equals(state), "getHealth", status);
     report("getHealth");
 
-    // tenants and a search
+    // tenants, a search and the findings' amount to the cent
     Object tenants = step("getJumpbar", () -> search.getJumpbar().mode(JumpbarMode.TENANTS).execute()).getActualInstance();
     check(tenants instanceof TenantList list && list.getTenants().stream().anyMatch(t -> t.getId().endsWith("." + tenant)), "getJumpbar", tenants);
     report("getJumpbar tenants");
@@ -154,6 +158,10 @@ public final class Scenario {
     check(hits instanceof SearchResults results
         && results.getProbes().size() + results.getGlossary().size() + results.getEntities().size() + results.getDimensions().size() > 0, "getJumpbar", hits);
     report("getJumpbar search");
+    Object summary = step("getJumpbar", () -> search.getJumpbar().mode(JumpbarMode.SUMMARY).tenant(tenant).execute()).getActualInstance();
+    String money = summary instanceof SeveritySummaryResponse findings ? findings.getSummary().getMoney().toPlainString() : null;
+    check(env.get("DESK_MONEY").equals(money), "getJumpbar", "money read as " + money + ", sent as " + env.get("DESK_MONEY"));
+    report("getJumpbar summary");
 
     // a saved view created, listed, renamed, deleted
     ViewResponse created = step("createView", () -> views.createView(new CreateViewRequest()
@@ -233,6 +241,16 @@ public final class Scenario {
     byte[] pdf = bytesOf(step("getReport", () -> content.getReport(tenant, env.get("DESK_REPORT_KEY")).execute()));
     check(Arrays.equals(pdf, Files.readAllBytes(Path.of(env.get("DESK_REPORT_FILE")))), "getReport", pdf.length + " bytes, not those the server serves");
     report("getReport");
+
+    // the pipeline graph and the contract read as text
+    String graph = step("getPipelineGraphHtml", () -> PipelineGraph.readGraphHtml(content, tenant));
+    if (graph != null) {
+      check(graph.equals(Files.readString(Path.of(env.get("DESK_GRAPH_FILE")))), "getPipelineGraphHtml", graph.length() + " characters, not those the server serves");
+      report("getPipelineGraphHtml");
+    }
+    String contract = step("getOpenApiYaml", () -> meta.getOpenApiYaml().execute());
+    check(contract.equals(Files.readString(Path.of(env.get("DESK_CONTRACT_FILE")))), "getOpenApiYaml", contract.length() + " characters, not those the server serves");
+    report("getOpenApiYaml");
 
     // a 404 and a 400 read as the contract's problem
     Problem notFound = problemOf("listViews", () -> views.listViews("no-such-tenant").execute());

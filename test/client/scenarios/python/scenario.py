@@ -2,7 +2,8 @@
 the contract: the same steps, in the same order and under the same names, as its siblings in ../typescript, ../java
 and ../go. test/client/openapi-generator.test.ts runs it with the generated package on PYTHONPATH and the server,
 token and expected bytes in the environment:
-  DESK_URL, DESK_TOKEN (empty: no sign-in), DESK_TENANT, DESK_REPORT_KEY, DESK_LOGO_FILE, DESK_REPORT_FILE.
+  DESK_URL, DESK_TOKEN (empty: no sign-in), DESK_TENANT, DESK_REPORT_KEY, DESK_LOGO_FILE, DESK_REPORT_FILE,
+  DESK_MONEY (the tenant's finding amount as the server writes it), DESK_GRAPH_FILE, DESK_CONTRACT_FILE.
 Each step prints `ok <operation>`; a problem read prints `problem <operation> <JSON>`; the first wrong answer ends
 the run with `FAIL python <operation>: <answer>` and exit code 1.
 """
@@ -16,11 +17,12 @@ from typing import Any, Callable, TypeVar
 from analytics_desk_client import (
     ActionCellInput, AddCellRequest, AddReplyRequest, AddToNoteRequest, ApiClient, CellIdResult, CellInput,
     Configuration, ContentApi, CreateNoteRequest, CreateViewRequest, DimensionsApi, DiscussionCellInput, HealthApi,
-    JumpbarMode, LocalizedTextInput, NotebooksApi, NotesApi, Problem, SearchApi, SearchResults, TenantList,
-    UpdateViewRequest, ViewsApi,
+    JumpbarMode, LocalizedTextInput, MetaApi, NotebooksApi, NotesApi, Problem, SearchApi, SearchResults,
+    SeveritySummaryResponse, TenantList, UpdateViewRequest, ViewsApi,
 )
 from analytics_desk_client.exceptions import ApiException, OpenApiException
 from column_filter import export_with_filter
+from pipeline_graph import read_graph_html
 
 T = TypeVar("T")
 
@@ -84,19 +86,24 @@ def run(env: "os._Environ[str]") -> None:
     notes = NotesApi(client)
     dimensions = DimensionsApi(client)
     content = ContentApi(client)
+    meta = MetaApi(client)
 
     # health
     status = step("getHealth", lambda: health.get_health()).actual_instance
     check(status is not None and status.status == "ok", "getHealth", status)
     report("getHealth")
 
-    # tenants and a search
+    # tenants, a search and the findings' amount to the cent
     tenants = step("getJumpbar", lambda: search.get_jumpbar(mode=JumpbarMode.TENANTS)).actual_instance
     check(isinstance(tenants, TenantList) and any(t.id.endswith(f".{tenant}") for t in tenants.tenants), "getJumpbar", tenants)
     report("getJumpbar tenants")
     hits = step("getJumpbar", lambda: search.get_jumpbar(mode=JumpbarMode.SEARCH, tenant=tenant, q="fallpauschale")).actual_instance
     check(isinstance(hits, SearchResults) and len(hits.probes + hits.glossary + hits.entities + hits.dimensions) > 0, "getJumpbar", hits)
     report("getJumpbar search")
+    summary = step("getJumpbar", lambda: search.get_jumpbar(mode=JumpbarMode.SUMMARY, tenant=tenant)).actual_instance
+    money = repr(summary.summary.money) if isinstance(summary, SeveritySummaryResponse) else None
+    check(money == env["DESK_MONEY"], "getJumpbar", f"money read as {money}, sent as {env['DESK_MONEY']}")
+    report("getJumpbar summary")
 
     # a saved view created, listed, renamed, deleted
     created = step("createView", lambda: views.create_view(CreateViewRequest(
@@ -160,6 +167,15 @@ def run(env: "os._Environ[str]") -> None:
     pdf = step("getReport", lambda: content.get_report(tenant, env["DESK_REPORT_KEY"]))
     check(bytes(pdf) == Path(env["DESK_REPORT_FILE"]).read_bytes(), "getReport", f"{len(pdf)} bytes, not those the server serves")
     report("getReport")
+
+    # the pipeline graph and the contract read as text
+    graph = step("getPipelineGraphHtml", lambda: read_graph_html(content, tenant))
+    if graph is not None:
+        check(graph == Path(env["DESK_GRAPH_FILE"]).read_text(encoding="utf-8"), "getPipelineGraphHtml", f"{len(graph)} characters, not those the server serves")
+        report("getPipelineGraphHtml")
+    contract = step("getOpenApiYaml", lambda: meta.get_open_api_yaml())
+    check(contract == Path(env["DESK_CONTRACT_FILE"]).read_text(encoding="utf-8"), "getOpenApiYaml", f"{len(contract)} characters, not those the server serves")
+    report("getOpenApiYaml")
 
     # a 404 and a 400 read as the contract's problem
     not_found = problem_of("listViews", lambda: views.list_views(tenant="no-such-tenant"))

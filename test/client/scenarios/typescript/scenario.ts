@@ -2,15 +2,17 @@
 // contract: the same steps, in the same order and under the same names, as its siblings in ../python, ../java and
 // ../go. test/client/openapi-generator.test.ts copies this folder beside the generated client (../../clients/) and
 // runs it with the server, token and expected bytes in the environment:
-//   DESK_URL, DESK_TOKEN (empty: no sign-in), DESK_TENANT, DESK_REPORT_KEY, DESK_LOGO_FILE, DESK_REPORT_FILE.
+//   DESK_URL, DESK_TOKEN (empty: no sign-in), DESK_TENANT, DESK_REPORT_KEY, DESK_LOGO_FILE, DESK_REPORT_FILE,
+//   DESK_MONEY (the tenant's finding amount as the server writes it), DESK_GRAPH_FILE, DESK_CONTRACT_FILE.
 // Each step prints `ok <operation>`; a problem read prints `problem <operation> <JSON>`; the first wrong answer ends
 // the run with `FAIL typescript <operation>: <answer>` and exit code 1.
 import { readFileSync } from 'node:fs';
 import {
-  Configuration, ContentApi, DimensionsApi, HealthApi, NotebooksApi, NotesApi, ResponseError, SearchApi, ViewsApi,
-  ProblemFromJSON, type Problem,
+  Configuration, ContentApi, DimensionsApi, HealthApi, MetaApi, NotebooksApi, NotesApi, ResponseError, SearchApi,
+  ViewsApi, ProblemFromJSON, type Problem,
 } from '../../clients/typescript-fetch/dist/index.js';
 import { exportWithFilter } from './column-filter.js';
+import { readGraphHtml } from './pipeline-graph.js';
 
 class ScenarioFailure extends Error {}
 
@@ -57,19 +59,24 @@ async function run(env: NodeJS.ProcessEnv): Promise<void> {
   const notes = new NotesApi(configuration);
   const dimensions = new DimensionsApi(configuration);
   const content = new ContentApi(configuration);
+  const meta = new MetaApi(configuration);
 
   // health
   const status = await step('getHealth', () => health.getHealth());
   check(status.status === 'ok', 'getHealth', status);
   report('getHealth');
 
-  // tenants and a search
+  // tenants, a search and the findings' amount to the cent
   const tenants = await step('getJumpbar', () => search.getJumpbar({ mode: 'tenants' }));
   check('tenants' in tenants && tenants.tenants.some((t) => t.id.endsWith(`.${tenant}`)), 'getJumpbar', tenants);
   report('getJumpbar tenants');
   const hits = await step('getJumpbar', () => search.getJumpbar({ mode: 'search', tenant, q: 'fallpauschale' }));
   check('probes' in hits && [...hits.probes, ...hits.glossary, ...hits.entities, ...hits.dimensions].length > 0, 'getJumpbar', hits);
   report('getJumpbar search');
+  const summary = await step('getJumpbar', () => search.getJumpbar({ mode: 'summary', tenant }));
+  const money = 'summary' in summary ? String(summary.summary.money) : null;
+  check(money === env['DESK_MONEY'], 'getJumpbar', `money read as ${money}, sent as ${env['DESK_MONEY']}`);
+  report('getJumpbar summary');
 
   // a saved view created, listed, renamed, deleted
   const created = await step('createView', () =>
@@ -133,6 +140,16 @@ async function run(env: NodeJS.ProcessEnv): Promise<void> {
   const pdf = new Uint8Array(await (await step('getReport', () => content.getReport({ tenant, reportKey: env['DESK_REPORT_KEY']! }))).arrayBuffer());
   check(sameBytes(pdf, readFileSync(env['DESK_REPORT_FILE']!)), 'getReport', `${pdf.length} bytes, not those the server serves`);
   report('getReport');
+
+  // the pipeline graph and the contract read as text
+  const graph = await step('getPipelineGraphHtml', () => readGraphHtml(content, tenant));
+  if (graph !== null) {
+    check(graph === readFileSync(env['DESK_GRAPH_FILE']!, 'utf8'), 'getPipelineGraphHtml', `${graph.length} characters, not those the server serves`);
+    report('getPipelineGraphHtml');
+  }
+  const contract = await step('getOpenApiYaml', () => meta.getOpenApiYaml());
+  check(contract === readFileSync(env['DESK_CONTRACT_FILE']!, 'utf8'), 'getOpenApiYaml', `${contract.length} characters, not those the server serves`);
+  report('getOpenApiYaml');
 
   // a 404 and a 400 read as the contract's problem
   const notFound = await problemOf('listViews', () => views.listViews({ tenant: 'no-such-tenant' }));

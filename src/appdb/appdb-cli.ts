@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// `ads-appdb copy --from <url> --to <url> [--replace] [--dry-run]`: copies the app database from one URL to another
+// (SQLite to PostgreSQL and back); docs/deployment.md walks a move. Exit codes: see runAppDbCommand.
+import '../node-version.js';
+import { runAppDbCommand } from './copy/command.js';
+
+const interrupt = new AbortController();
+// the first SIGINT rolls the copy back at its next batch; a second one ends the process at once (the transaction
+// dies with the connection or the file's uncommitted journal)
+process.on('SIGINT', () => {
+  if (interrupt.signal.aborted) process.exit(130);
+  interrupt.abort();
+});
+process.exitCode = await runAppDbCommand(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, signal: interrupt.signal });

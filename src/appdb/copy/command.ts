@@ -1,0 +1,67 @@
+import { parseArgs } from 'node:util';
+import { copyAppDatabase } from './copy.js';
+import { appDbEndpoint } from './endpoints.js';
+import { CopyFailure, CopyInterrupted, CopyRefusal, oneLine } from './failures.js';
+import { streamProgress, type ProgressStream } from './progress.js';
+
+/** How `ads-appdb` is used, printed for `--help` and after a usage error. */
+export const USAGE = 'usage: ads-appdb copy --from <app database URL> --to <app database URL> [--replace] [--dry-run]';
+
+/** Where the command writes, what stops it, and where relative SQLite paths start. */
+export interface CommandIo {
+  readonly stdout: ProgressStream;
+  readonly stderr: ProgressStream;
+  /** Aborted by SIGINT: a running copy rolls back. */
+  readonly signal?: AbortSignal;
+  readonly cwd?: string;
+}
+
+/**
+ * Runs `ads-appdb <argv>` and resolves with its exit code: 0 copied (or a dry run that would copy), 1 failed and
+ * rolled back, 2 refused before writing (usage, URL, unreachable, not an app database, schema, target holds data),
+ * 130 interrupted and rolled back. Every refusal or failure is one line on standard error, passwords masked.
+ */
+export async function runAppDbCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  const fail = (line: string, code: number): number => {
+    io.stderr.write(`ads-appdb: ${line}\n`);
+    return code;
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: { from: { type: 'string' }, to: { type: 'string' }, replace: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean' } },
+    });
+  } catch (err) {
+    // parseArgs names the option only, never a value (so no password); its advice on positionals is no help here
+    return fail(`${oneLine(err).split('. ')[0]}; ${USAGE}`, 2);
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  // what was given instead is not echoed: it may be a URL with its password
+  if (positionals.length !== 1 || positionals[0] !== 'copy') return fail(`expected one command, copy; ${USAGE}`, 2);
+  if (values.from === undefined || values.to === undefined) return fail(`--from and --to are both required; ${USAGE}`, 2);
+  try {
+    const request = {
+      from: appDbEndpoint('source', '--from', values.from, io.cwd),
+      to: appDbEndpoint('target', '--to', values.to, io.cwd),
+      replace: values.replace === true,
+      dryRun: values['dry-run'] === true,
+    };
+    await copyAppDatabase(request, {
+      out: (line) => io.stdout.write(`${line}\n`),
+      warn: (line) => io.stderr.write(`ads-appdb: ${line}\n`),
+      progress: streamProgress(io.stderr),
+      ...(io.signal === undefined ? {} : { signal: io.signal }),
+    });
+    return 0;
+  } catch (err) {
+    if (err instanceof CopyRefusal || err instanceof CopyFailure || err instanceof CopyInterrupted) return fail(err.message, err.exitCode);
+    // not a refusal the copy names itself: no detail beyond the error's first line, which carries no URL
+    return fail(`unexpected failure, nothing committed: ${oneLine(err)}`, 1);
+  }
+}

@@ -1,0 +1,186 @@
+import { createLogger } from '../../logger.js';
+import { initializeAppDatabase } from '../app-database.js';
+import type { CopyConnection } from './connection.js';
+import { connectTo, endpointProblem, sameDatabase, type AppDbEndpoint } from './endpoints.js';
+import { CopyFailure, CopyInterrupted, CopyRefusal, oneLine } from './failures.js';
+import { dataRows, describeData, holdsData, inspectTarget, openSource, type OpenSource } from './inspection.js';
+import { NO_PROGRESS, type CopyProgress } from './progress.js';
+import { outcomeLines, planLines, type TableOutcome } from './report.js';
+import { TableDigest, type TableShape } from './rows.js';
+import { shapeDifference, tableCounts, tableShapes } from './schema.js';
+import { COPIED_TABLES } from './tables.js';
+
+/** What to copy where. */
+export interface CopyRequest {
+  readonly from: AppDbEndpoint;
+  readonly to: AppDbEndpoint;
+  /** Replace the data the target holds (else a target holding data is refused). */
+  readonly replace: boolean;
+  /** Look at both ends and say what would be copied; write nothing. */
+  readonly dryRun: boolean;
+}
+
+/** Where the copy reports, and what stops it. */
+export interface CopyIo {
+  /** A line of what the copy did or would do (standard output). */
+  out(line: string): void;
+  /** A line the operator must not miss: what `--replace` deletes (standard error). */
+  warn(line: string): void;
+  readonly progress?: CopyProgress;
+  /** Aborted (SIGINT): the copy rolls back at its next batch and ends with CopyInterrupted. */
+  readonly signal?: AbortSignal;
+}
+
+/** How the copy reads and writes: rows per batch, and how long it waits for the target's write lock. */
+export interface CopySettings {
+  readonly batchSize: number;
+  readonly lockWaitMs: number;
+}
+
+const DEFAULT_SETTINGS: CopySettings = { batchSize: 1000, lockWaitMs: 10_000 };
+
+/** What a copy did: per table (empty after a dry run), all rows, and how long the copy's transaction took. */
+export interface CopyOutcome {
+  readonly dryRun: boolean;
+  readonly tables: readonly TableOutcome[];
+  readonly rows: number;
+  /** From the target's write transaction to its commit: deletes, inserts, verification. */
+  readonly ms: number;
+}
+
+/**
+ * Copies every row of every table the server owns from one app database into another (docs/deployment.md). The
+ * source is read in one snapshot; the target's schema is made by the server's own migrations, and its rows are
+ * replaced, written and verified (counts and checksums against the source's) in one transaction, committed only
+ * when they agree. Ends with CopyRefusal (nothing written), CopyFailure or CopyInterrupted (rolled back).
+ */
+export async function copyAppDatabase(request: CopyRequest, io: CopyIo, settings: CopySettings = DEFAULT_SETTINGS): Promise<CopyOutcome> {
+  const { from, to } = request;
+  if (sameDatabase(from, to)) throw new CopyRefusal(`--from and --to name the same database (${from.shown})`);
+  const source = await openSource(from);
+  try {
+    const target = await inspectTarget(to);
+    if (request.dryRun) for (const line of planLines(from.shown, to.shown, source.counts, target, request.replace)) io.out(line);
+    if (dataRows(target.counts) > 0 && !request.replace) throw holdsData(to, target.counts);
+    if (request.dryRun) return { dryRun: true, tables: [], rows: 0, ms: 0 };
+    abortWhenAsked(io.signal);
+    await migrateTarget(to);
+    const connection = await connectTo(to, { readonly: false });
+    try {
+      return await copyInto(connection, request, source, io, settings);
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await source.close();
+  }
+}
+
+/** The target made, or brought up to date, by the server's own migrations, as a server's start does. */
+async function migrateTarget(to: AppDbEndpoint): Promise<void> {
+  try {
+    const dataSource = await initializeAppDatabase(to.config, createLogger('silent'));
+    await dataSource.destroy();
+  } catch (err) {
+    throw new CopyFailure(endpointProblem(to, 'the migrations failed on', err));
+  }
+}
+
+async function copyInto(target: CopyConnection, request: CopyRequest, source: OpenSource, io: CopyIo, settings: CopySettings): Promise<CopyOutcome> {
+  const { to } = request;
+  const difference = shapeDifference(source.shapes, await tableShapes(target, `the target ${to.shown}`));
+  if (difference !== null) throw difference;
+  try {
+    await target.beginWrite(
+      COPIED_TABLES.map((t) => t.name),
+      settings.lockWaitMs,
+    );
+  } catch (err) {
+    await target.rollback();
+    throw new CopyRefusal(`${endpointProblem(to, 'cannot lock', err)} (no write lock within ${settings.lockWaitMs / 1000} s: stop the servers on it first)`);
+  }
+  const started = performance.now();
+  try {
+    const before = await tableCounts(target, COPIED_TABLES.map((t) => t.name));
+    if (dataRows(before) > 0) {
+      if (!request.replace) throw holdsData(to, before);
+      io.warn(`--replace: deleting what the target holds (${describeData(before)}), in the copy's transaction`);
+    }
+    for (const table of [...COPIED_TABLES].reverse()) await target.deleteAll(table.name);
+    const sourceDigests = new Map<string, { rows: number; sha256: string }>();
+    for (const shape of source.shapes) {
+      sourceDigests.set(shape.name, await copyTable(shape, source, target, io, settings));
+      await target.continueSequences(shape.name);
+    }
+    const tables = await verify(source.shapes, sourceDigests, target, io, settings);
+    abortWhenAsked(io.signal);
+    await target.commit();
+    const outcome: CopyOutcome = { dryRun: false, tables, rows: tables.reduce((sum, t) => sum + t.rows, 0), ms: performance.now() - started };
+    for (const line of outcomeLines(request.from.shown, to.shown, tables, outcome.ms)) io.out(line);
+    return outcome;
+  } catch (err) {
+    await target.rollback();
+    if (err instanceof CopyFailure) throw new CopyFailure(`${err.message}; rolled back, the target is as it was`);
+    if (err instanceof CopyRefusal || err instanceof CopyInterrupted) throw err;
+    let line = oneLine(err);
+    for (const secret of [...request.from.secrets, ...to.secrets]) if (secret !== '') line = line.split(secret).join('***');
+    throw new CopyFailure(`the copy failed and was rolled back, the target is as it was: ${line}`);
+  }
+}
+
+/** Copies one table's rows in key order, digesting them as they are read: the source's count and checksum. */
+async function copyTable(shape: TableShape, source: OpenSource, target: CopyConnection, io: CopyIo, settings: CopySettings): Promise<{ rows: number; sha256: string }> {
+  const progress = io.progress ?? NO_PROGRESS;
+  const digest = new TableDigest(shape);
+  const total = source.counts.get(shape.name) ?? 0;
+  let done = 0;
+  progress.begin('copying', shape.name, total);
+  for await (const batch of source.connection.rowsInKeyOrder(shape, settings.batchSize)) {
+    abortWhenAsked(io.signal);
+    for (const row of batch) digest.add(row);
+    await target.insert(shape, batch);
+    done += batch.length;
+    progress.advance(done);
+  }
+  progress.end();
+  const result = digest.result();
+  if (result.rows !== total) throw new CopyFailure(`the source's ${shape.name} held ${total} rows when counted and ${result.rows} when read`);
+  return result;
+}
+
+/** Reads every table back from the target (inside the copy's transaction) and compares its count and checksum with the source's. */
+async function verify(
+  shapes: readonly TableShape[],
+  sourceDigests: ReadonlyMap<string, { rows: number; sha256: string }>,
+  target: CopyConnection,
+  io: CopyIo,
+  settings: CopySettings,
+): Promise<TableOutcome[]> {
+  const progress = io.progress ?? NO_PROGRESS;
+  const outcomes: TableOutcome[] = [];
+  for (const shape of shapes) {
+    const expected = sourceDigests.get(shape.name)!;
+    const digest = new TableDigest(shape);
+    let done = 0;
+    progress.begin('verifying', shape.name, expected.rows);
+    for await (const batch of target.rowsInKeyOrder(shape, settings.batchSize)) {
+      abortWhenAsked(io.signal);
+      for (const row of batch) digest.add(row);
+      done += batch.length;
+      progress.advance(done);
+    }
+    progress.end();
+    const written = digest.result();
+    if (written.rows !== expected.rows || written.sha256 !== expected.sha256) {
+      throw new CopyFailure(
+        `${shape.name} differs after writing (source ${expected.rows} rows, sha256 ${expected.sha256.slice(0, 16)}; target ${written.rows} rows, sha256 ${written.sha256.slice(0, 16)})`,
+      );
+    }
+    outcomes.push({ table: shape.name, rows: written.rows, sourceSha256: expected.sha256, targetSha256: written.sha256 });
+  }
+  return outcomes;
+}
+
+function abortWhenAsked(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw new CopyInterrupted();
+}

@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, maskedAppDbUrl, parseAppDbUrl, type AppDbConfig } from '../../config.js';
+import type { CopyConnection } from './connection.js';
+import { CopyRefusal, oneLine } from './failures.js';
+import { openPostgresCopyConnection } from './postgres-connection.js';
+import { openSqliteCopyConnection } from './sqlite-connection.js';
+
+/** One end of a copy: an app database named by a URL the server's APP_DB_URL accepts. */
+export interface AppDbEndpoint {
+  readonly role: 'source' | 'target';
+  readonly config: AppDbConfig;
+  /** As the command prints it: `sqlite:<absolute path>`, or the URL with its password masked. */
+  readonly shown: string;
+  /** The URL's password (as written and decoded), masked in every message the command prints. */
+  readonly secrets: readonly string[];
+}
+
+/** `raw` (the value of `option`) read as the server reads APP_DB_URL; a CopyRefusal naming the option when it is not one. */
+export function appDbEndpoint(role: 'source' | 'target', option: string, raw: string, cwd: string = process.cwd()): AppDbEndpoint {
+  let config: AppDbConfig;
+  try {
+    config = parseAppDbUrl(option, raw, cwd);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CopyRefusal(err.problems.join('; '));
+    throw err;
+  }
+  if (config.kind === 'sqlite') return { role, config, shown: `sqlite:${config.path}`, secrets: [] };
+  const password = new URL(config.url).password;
+  const secrets = password === '' ? [] : [password, safeDecode(password)];
+  return { role, config, shown: maskedAppDbUrl(config.url), secrets };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** True when both ends name the same database (the same SQLite file, or the same PostgreSQL host, port and database). */
+export function sameDatabase(a: AppDbEndpoint, b: AppDbEndpoint): boolean {
+  if (a.config.kind === 'sqlite' && b.config.kind === 'sqlite') return realPath(a.config.path) === realPath(b.config.path);
+  if (a.config.kind === 'postgres' && b.config.kind === 'postgres') {
+    const where = (url: URL): string => `${url.hostname.toLowerCase()}:${url.port === '' ? '5432' : url.port}${decodeURIComponent(url.pathname)}`;
+    return where(new URL(a.config.url)) === where(new URL(b.config.url));
+  }
+  return false;
+}
+
+function realPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
+/** The endpoint's error as one line naming it, with its password masked. */
+export function endpointProblem(endpoint: AppDbEndpoint, what: string, err: unknown): string {
+  let line = oneLine(err);
+  for (const secret of endpoint.secrets) if (secret !== '') line = line.split(secret).join('***');
+  return `${what} the ${endpoint.role} ${endpoint.shown}: ${line}`;
+}
+
+/**
+ * The copy's connection to an endpoint: a source read-only, a target read-write (a SQLite target must exist: the
+ * migrations make it first). A CopyRefusal when the database cannot be reached or opened.
+ */
+export async function connectTo(endpoint: AppDbEndpoint, options: { readonly: boolean }): Promise<CopyConnection> {
+  const { config } = endpoint;
+  try {
+    if (config.kind === 'sqlite') {
+      if (!fs.existsSync(config.path)) throw new Error('no such file');
+      if (!fs.statSync(config.path).isFile()) throw new Error('not a file');
+      return openSqliteCopyConnection(config.path, options);
+    }
+    return await openPostgresCopyConnection(config.url, 'ads-appdb copy');
+  } catch (err) {
+    throw new CopyRefusal(endpointProblem(endpoint, 'cannot open', err));
+  }
+}

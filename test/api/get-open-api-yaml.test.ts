@@ -1,0 +1,52 @@
+import { expect } from 'chai';
+import fs from 'node:fs';
+import { call, expectProblem } from '../helpers/http.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+describe('GET /openapi.yaml', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  const written = fs.readFileSync('openapi.yaml', 'utf8');
+
+  it('sends the contract as written, as application/yaml to a client that accepts it, varying by Accept', async () => {
+    for (const accept of [undefined, '*/*', 'application/yaml', 'application/*', 'application/yaml, text/yaml', 'application/json;q=0.9, */*;q=0.1']) {
+      const res = await call(server.url, '/openapi.yaml', { headers: accept === undefined ? {} : { accept } });
+      expect(res.status, String(accept)).to.equal(200);
+      expect(res.headers.get('content-type'), String(accept)).to.equal('application/yaml');
+      expect(res.text, String(accept)).to.equal(written);
+      expect(res.headers.get('vary'), String(accept)).to.match(/\bAccept\b/);
+      expect(res.headers.get('cache-control')).to.equal('no-cache');
+    }
+  });
+
+  it('sends the same text as text/yaml when Accept prefers it or names neither YAML type (the python client asks for problem JSON)', async () => {
+    for (const accept of ['text/yaml', 'text/*', 'text/yaml, application/yaml', 'application/yaml;q=0.5, text/yaml', 'application/problem+json', 'application/json', 'application/yaml;q=0']) {
+      const res = await call(server.url, '/openapi.yaml', { headers: { accept } });
+      expect(res.status, accept).to.equal(200);
+      expect(res.headers.get('content-type'), accept).to.equal('text/yaml');
+      expect(res.text, accept).to.equal(written);
+    }
+  });
+
+  it('tags each media type apart and answers 304 to the tag of the one asked for', async () => {
+    const yaml = await call(server.url, '/openapi.yaml');
+    const text = await call(server.url, '/openapi.yaml', { headers: { accept: 'text/yaml' } });
+    const [yamlTag, textTag] = [yaml.headers.get('etag') as string, text.headers.get('etag') as string];
+    expect(yamlTag).to.match(/^"[A-Za-z0-9_-]+"$/);
+    expect(textTag).to.match(/^"[A-Za-z0-9_-]+"$/);
+    expect(textTag).not.to.equal(yamlTag);
+    expect((await call(server.url, '/openapi.yaml', { headers: { 'if-none-match': yamlTag } })).status).to.equal(304);
+    expect((await call(server.url, '/openapi.yaml', { headers: { accept: 'text/yaml', 'if-none-match': textTag } })).status).to.equal(304);
+    expect((await call(server.url, '/openapi.yaml', { headers: { accept: 'text/yaml', 'if-none-match': yamlTag } })).status).to.equal(200);
+  });
+
+  it('answers 400 for a query parameter it does not declare', async () => {
+    expectProblem(await call(server.url, '/openapi.yaml?format=json'), 400);
+  });
+});
