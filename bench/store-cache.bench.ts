@@ -5,8 +5,9 @@
 //     fetch times from /metrics.
 //  2. 1,000 tenants in the store, an empty cache: the time from the process's start to readiness 200 (goal ≤ 3 s),
 //     with no object downloaded (s3rver in a child process with OpenSSL's legacy provider: its listing tokens are DES).
-//  3. The first request for a 100 MB tenant against the time of its download alone (goal ≤ download + 20 %), with
-//     cached tenants' reads open loop meanwhile (their p99 against the same load without the fetch, goal ≤ 50 ms).
+//  3. The first request for a 100 MB tenant against the time of its download alone by a process of its own (goal ≤
+//     download + 20 %), in three rounds (medians), with cached tenants' reads open loop meanwhile (their p99 beside
+//     the same load without a fetch, goal ≤ 50 ms).
 //  4. A refresh sent to one of two instances on one PostgreSQL (embedded) until the other serves the new generation
 //     (goal ≤ 5 s), five times.
 // `npm run bench -- store-cache`; the figures of a full run (60 s) go to docs/benchmarks.md (section `store-cache`).
@@ -36,6 +37,7 @@ const GOAL_COLD_RATIO = 1.2;
 const GOAL_P99_MS = 50;
 const GOAL_REACH_MS = 5000;
 const OPEN_LOOP_RATE = 100;
+const COLD_ROUNDS = 3;
 
 const s3Env = (store: { env(extra?: Record<string, string>): Record<string, string> }, dataDir: string, extra: Record<string, string> = {}): Record<string, string> => ({
   ...store.env(extra),
@@ -144,33 +146,42 @@ async function readyPhase(work: string): Promise<{ readyMs: number; listingMs: n
 
 interface ColdFigures {
   mb: number;
+  /** Per round: the download alone, the first request, and the cached reads while it ran. */
   downloadMs: number[];
-  firstMs: number;
+  firstMs: number[];
   alone: OpenLoopResult;
-  during: OpenLoopResult;
+  during: OpenLoopResult[];
 }
 
-/** Phase 3: a 100 MB tenant's first request beside its download alone, cached tenants' reads open loop meanwhile. */
+/**
+ * Phase 3, COLD_ROUNDS rounds: a 100 MB tenant downloaded alone by a process of its own, then the first request for
+ * another copy of it (a tenant of its own) while the cached tenants' summaries run open loop; the same load without
+ * a fetch first.
+ */
 async function coldPhase(store: TestObjectStore, work: string): Promise<ColdFigures> {
   const big = path.join(work, 'big.sqlite');
   buildBigTenant(big, 'big', BIG_ROWS);
-  await store.put('cold/big/kls.sqlite', big);
+  for (let round = 0; round < COLD_ROUNDS; round++) await store.put(`cold/big${round}/kls.sqlite`, big);
   const mb = fs.statSync(big).size / 1048576;
-  const downloadMs: number[] = [];
-  for (let i = 0; i < 3; i++) downloadMs.push(await downloadAlone(store, 'cold/big/kls.sqlite', path.join(work, `download-${i}.sqlite`)));
-  const server = await startServer(s3Env(store, path.join(work, 'cold'), { STORE_CACHE_MAX_MB: '1024', STORE_WARM: 'load.*', STORE_FETCH_WAIT_MS: '600000' }));
+  const server = await startServer(s3Env(store, path.join(work, 'cold'), { STORE_CACHE_MAX_MB: '2048', STORE_WARM: 'load.*', STORE_FETCH_WAIT_MS: '600000' }));
   try {
     // the warm tenants fetched and their search indexes built: nothing of the start runs beside the loads
     await waitFor('the warm tenants', () => server.logged('search index built').length >= TENANTS, 120_000);
     const paths = Array.from({ length: TENANTS }, (_, i) => `/api/jumpbar?mode=summary&tenant=load.t${String(i).padStart(2, '0')}`);
     const alone = await openLoop({ url: server.url, paths, rate: OPEN_LOOP_RATE, seconds: 10, warmupSeconds: 2 });
-    const load = openLoop({ url: server.url, paths, rate: OPEN_LOOP_RATE, seconds: 10, warmupSeconds: 1 });
-    await sleep(2000);
-    const started = performance.now();
-    const first = await get(`${server.url}/api/jumpbar?mode=summary&tenant=cold.big`);
-    const firstMs = performance.now() - started;
-    if (first.status !== 200) throw new Error(`the first request for the 100 MB tenant answered ${first.status}: ${first.text.slice(0, 200)}`);
-    return { mb, downloadMs, firstMs, alone, during: await load };
+    const figures: ColdFigures = { mb, downloadMs: [], firstMs: [], alone, during: [] };
+    for (let round = 0; round < COLD_ROUNDS; round++) {
+      const key = `cold/big${round}/kls.sqlite`;
+      figures.downloadMs.push(await downloadAlone(store, key, path.join(work, `download-${round}.sqlite`)));
+      const load = openLoop({ url: server.url, paths, rate: OPEN_LOOP_RATE, seconds: 8, warmupSeconds: 1 });
+      await sleep(2000);
+      const started = performance.now();
+      const first = await get(`${server.url}/api/jumpbar?mode=summary&tenant=cold.big${round}`);
+      figures.firstMs.push(performance.now() - started);
+      if (first.status !== 200) throw new Error(`the first request for the 100 MB tenant answered ${first.status}: ${first.text.slice(0, 200)}`);
+      figures.during.push(await load);
+    }
+    return figures;
   } finally {
     await server.stop();
   }
@@ -244,8 +255,11 @@ export async function run(): Promise<void> {
     const readyMet = ready.readyMs <= GOAL_READY_MS && ready.objectGets === 0 && ready.tenants === READY_TENANTS;
     const cold = await coldPhase(store, work);
     const download = median(cold.downloadMs);
-    console.log(`cold: first ${fmt(cold.firstMs, 0)} ms, download ${fmt(download, 0)} ms; p99 alone ${fmt(cold.alone.latency.p99)} ms, during ${fmt(cold.during.latency.p99)} ms`);
-    const coldMet = cold.firstMs <= download * GOAL_COLD_RATIO && cold.during.latency.p99 <= GOAL_P99_MS && cold.during.ok === cold.during.requests;
+    const firstMs = median(cold.firstMs);
+    const duringP99 = median(cold.during.map((r) => r.latency.p99));
+    const duringOk = cold.during.every((r) => r.ok === r.requests);
+    console.log(`cold: first ${cold.firstMs.map((ms) => fmt(ms, 0)).join(', ')} ms, download ${cold.downloadMs.map((ms) => fmt(ms, 0)).join(', ')} ms; p99 alone ${fmt(cold.alone.latency.p99)} ms, during ${cold.during.map((r) => fmt(r.latency.p99)).join(', ')} ms`);
+    const coldMet = firstMs <= download * GOAL_COLD_RATIO && duringP99 <= GOAL_P99_MS && duringOk;
     const reach = await reachPhase(store, work);
     const reachMet = Math.max(...reach) <= GOAL_REACH_MS;
 
@@ -262,8 +276,8 @@ export async function run(): Promise<void> {
       '| figure | measured | goal |',
       '|---|---|---|',
       `| ${READY_TENANTS.toLocaleString('en-US')} tenants in the store, empty cache: start of the process to readiness 200 | ${fmt(ready.readyMs, 0)} ms (listing ${fmt(ready.listingMs, 0)} ms), ${ready.tenants} tenants known, ${ready.objectGets} objects downloaded | ≤ ${GOAL_READY_MS} ms, none downloaded: ${readyMet ? 'met' : 'MISSED'} |`,
-      `| first request for a ${fmt(cold.mb, 1)} MB tenant against its download alone (median of 3: ${cold.downloadMs.map((ms) => fmt(ms, 0)).join(', ')} ms) | ${fmt(cold.firstMs, 0)} ms (${fmt(cold.firstMs / download, 2)} × the download) | ≤ ${GOAL_COLD_RATIO} ×: ${cold.firstMs <= download * GOAL_COLD_RATIO ? 'met' : 'MISSED'} |`,
-      `| cached tenants' summaries, open loop ${OPEN_LOOP_RATE}/s, 10 s, alone / while the ${fmt(cold.mb, 0)} MB tenant is fetched | p50 ${fmt(cold.alone.latency.p50)} / ${fmt(cold.during.latency.p50)} ms, p99 ${fmt(cold.alone.latency.p99)} / ${fmt(cold.during.latency.p99)} ms, max ${fmt(cold.alone.latency.max)} / ${fmt(cold.during.latency.max)} ms (${cold.during.ok} of ${cold.during.requests} 200) | p99 ≤ ${GOAL_P99_MS} ms: ${cold.during.latency.p99 <= GOAL_P99_MS && cold.during.ok === cold.during.requests ? 'met' : 'MISSED'} |`,
+      `| first request for a ${fmt(cold.mb, 1)} MB tenant against its download alone, ${COLD_ROUNDS} rounds (download ${cold.downloadMs.map((ms) => fmt(ms, 0)).join(', ')} ms; first request ${cold.firstMs.map((ms) => fmt(ms, 0)).join(', ')} ms) | median ${fmt(firstMs, 0)} ms against ${fmt(download, 0)} ms (${fmt(firstMs / download, 2)} ×) | ≤ ${GOAL_COLD_RATIO} ×: ${firstMs <= download * GOAL_COLD_RATIO ? 'met' : 'MISSED'} |`,
+      `| cached tenants' summaries, open loop ${OPEN_LOOP_RATE}/s, alone (10 s) / while a ${fmt(cold.mb, 0)} MB tenant is fetched (8 s, each round) | p50 ${fmt(cold.alone.latency.p50)} / ${cold.during.map((r) => fmt(r.latency.p50)).join(', ')} ms, p99 ${fmt(cold.alone.latency.p99)} / ${cold.during.map((r) => fmt(r.latency.p99)).join(', ')} ms, max ${fmt(cold.alone.latency.max)} / ${cold.during.map((r) => fmt(r.latency.max)).join(', ')} ms (${cold.during.every((r) => r.ok === r.requests) ? 'every answer 200' : 'not every answer 200'}) | median p99 ≤ ${GOAL_P99_MS} ms: ${duringP99 <= GOAL_P99_MS && duringOk ? 'met' : 'MISSED'} |`,
       `| a refresh sent to one of two instances on one PostgreSQL until the other serves the new generation, 5 times | median ${fmt(median(reach), 0)} ms, max ${fmt(Math.max(...reach), 0)} ms (${reach.map((ms) => fmt(ms, 0)).join(', ')}) | ≤ ${GOAL_REACH_MS} ms: ${reachMet ? 'met' : 'MISSED'} |`,
       '',
       `Goals: ${loadMet && readyMet && coldMet && reachMet ? 'all met' : 'some MISSED'}. The fetch times are the upper bounds of their histogram buckets.`,
