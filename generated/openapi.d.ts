@@ -154,8 +154,22 @@ export interface paths {
          *     Tenants that vanished from the store leave the list. Sent with
          *     `Cache-Control: no-store`.
          *
+         *     With a bounded cache (`STORE_CACHE_MAX_MB`) only the listing is made at start
+         *     (`initialized` once it has finished): a tenant's files are fetched on its first
+         *     use, so a tenant not in the cache is `pending`, one being fetched `downloading`,
+         *     and one whose files are larger than the whole cache `error` (never fetched);
+         *     `ready` then means that the listing has finished, the store was reached and no
+         *     tenant is `downloading`. `include_cache=true` adds the cache's bytes against its
+         *     bound (`cache`) and each tenant's place in it (`StoreTenant.cache`: cached, being
+         *     fetched, evicted, never fetched, too large).
+         *
+         *     Each instance answers for itself: its own cache, downloads and errors. Behind a
+         *     load balancer the answer is that of the instance the request reached
+         *     (`cache.instance` names it).
+         *
          *     **Role** (with sign-in): `viewer`. `tenants[]` and the flags and byte counts
-         *     cover only the tenants in the token's tenants claim.
+         *     cover only the tenants in the token's tenants claim (`cache` counts the whole
+         *     cache of the instance).
          */
         get: operations["getStoreStatus"];
         put?: never;
@@ -623,6 +637,8 @@ export interface paths {
          *     in the background), or with `wait=true` when it has finished
          *     (`status: completed`); unchanged ETags transfer nothing, a running download of a
          *     tenant in scope is joined, tenants that vanished from the store leave the list.
+         *     With a PostgreSQL app database every instance on it carries the refresh out
+         *     (`X-Refresh-Reach`), as for `POST /api/refresh`.
          *     Local mode: `{"status": "skipped", "reason": ...}`.
          *
          *     **Role** (with sign-in): `admin`, with the scope rules of `POST /api/refresh`.
@@ -659,6 +675,19 @@ export interface paths {
          *     service and store-status and health report it.
          *
          *     Local mode: nothing to refresh; `{"status": "skipped", "reason": ...}`.
+         *
+         *     **Every instance.** With a PostgreSQL app database, the instance that receives
+         *     the refresh announces it to every instance on that database (PostgreSQL
+         *     `NOTIFY`), and each of them carries it out on its own cache, at once, as if it
+         *     had received it with `wait=false`: all of them serve the new files once their
+         *     downloads end, without a request to each. The answer (`status`, counts, `error`)
+         *     describes the instance that received it; `X-Refresh-Reach` says whether the
+         *     others were told (`cluster`) or not (`instance`: a SQLite app database, which
+         *     only one instance uses, or PostgreSQL not answering; an instance that was not
+         *     reachable syncs everything once it listens again). With a bounded cache
+         *     (`STORE_CACHE_MAX_MB`) a refresh downloads changed files only for the tenants
+         *     the instance has in its cache; the others are fetched from the new listing on
+         *     their next use.
          *
          *     The four fields may be sent as a JSON body, as query parameters, or both (a body
          *     member wins over the query parameter of the same name); the body may be
@@ -1775,8 +1804,9 @@ export interface components {
          *     `unsupported-media-type` (415); `range-not-satisfiable` (416);
          *     `misdirected-request` (421); `too-many-requests` (429);
          *     `request-header-fields-too-large` (431); `internal-error` (500); `not-implemented` (501);
-         *     `bad-gateway` (502); `tenant-unavailable`, `app-database-unavailable` or
-         *     `service-unavailable` (503). Clients should branch on `status` and may refine
+         *     `bad-gateway` (502); `tenant-unavailable`, `tenant-too-large`,
+         *     `app-database-unavailable` or `service-unavailable` (503). Clients should
+         *     branch on `status` and may refine
          *     on `type`.
          */
         Problem: {
@@ -2165,7 +2195,9 @@ export interface components {
             initialized: boolean;
             /**
              * @description `true` when the first sync has finished, the store has been reached at least once and every
-             *     tenant is `ready`.
+             *     tenant is `ready`. With `STORE_CACHE_MAX_MB`: when the first listing has finished, the store
+             *     has been reached at least once and no tenant is `downloading` (tenants not in the cache are
+             *     `pending` by design).
              * @example false
              */
             ready: boolean;
@@ -2193,6 +2225,8 @@ export interface components {
             bytesTotal: number;
             /** @description One entry per tenant, ordered by composite ID. */
             tenants: components["schemas"]["StoreTenant"][];
+            /** @description The instance's cache; only with `include_cache=true`. */
+            cache?: components["schemas"]["StoreCache"];
         };
         /** @description Download state of one tenant. */
         StoreTenant: {
@@ -2223,9 +2257,11 @@ export interface components {
              */
             sizeMb: number | null;
             /**
-             * @description `pending` (listed, waiting for a download slot), `downloading` (a transfer runs; a previous
-             *     file, if any, is still served), `ready` (served, cached copy matches the store), `error` (the
-             *     last download failed, see `error`; a previous file, when `generation` > 0, is still served).
+             * @description `pending` (listed, waiting for a download slot; with `STORE_CACHE_MAX_MB`: not in the cache,
+             *     fetched on first use), `downloading` (a transfer runs; a previous file, if any, is still
+             *     served), `ready` (served, cached copy matches the store), `error` (the last download failed,
+             *     see `error`; a previous file, when `generation` > 0, is still served; with
+             *     `STORE_CACHE_MAX_MB` also a tenant whose files are larger than the whole cache).
              * @example ready
              * @enum {string}
              */
@@ -2238,7 +2274,8 @@ export interface components {
             /**
              * @description Message of the last failed download, `null` when none; names the file and the reason, for
              *     example `kls.sqlite: not an SQLite database (no SQLite header)`,
-             *     `kls.sqlite: incomplete download: 1000 of 2000 bytes` or
+             *     `kls.sqlite: incomplete download: 1000 of 2000 bytes`, `the files of tenant "ost.kantonsspital"
+             *     (812.4 MB) are larger than the whole cache (STORE_CACHE_MAX_MB=512): it is never fetched` or
              *     `download of prod/ost/kantonsspital/kls.sqlite failed: NoSuchKey: ...`.
              * @example null
              */
@@ -2255,10 +2292,69 @@ export interface components {
             bytesTotal: number;
             /**
              * @description 0 while no file was in service; 1 for the first file (first download, or the cached file at
-             *     start); plus one for each later swap of `kls.sqlite` (`sis.sqlite` does not count).
+             *     start); plus one for each later swap of `kls.sqlite` (`sis.sqlite` does not count), and for
+             *     each fetch of a tenant evicted from a bounded cache.
              * @example 1
              */
             generation: number;
+            /** @description The tenant's place in the cache of the instance; only with `include_cache=true`. */
+            cache?: components["schemas"]["StoreCacheState"];
+        };
+        /**
+         * @description `cached` (its files are in the cache and in service), `fetching` (a download runs for a tenant
+         *     without a file in service), `evicted` (it was cached and deleted to make room; fetched again on
+         *     its next use), `not-fetched` (never in the cache of this instance; fetched on first use),
+         *     `too-large` (its files are larger than the whole cache, `STORE_CACHE_MAX_MB`: never fetched; its
+         *     requests are answered 503 `tenant-too-large`). Without a bound every listed tenant is downloaded,
+         *     so only `cached`, `fetching` and `not-fetched` (waiting for a download slot or failed) occur.
+         * @example cached
+         * @enum {string}
+         */
+        StoreCacheState: "cached" | "fetching" | "evicted" | "not-fetched" | "too-large";
+        /** @description The local cache of the instance that answered, and how refreshes reach it. */
+        StoreCache: {
+            /**
+             * @description A name the instance drew at its start (also in its log line `store mode: ...`), to tell the
+             *     answers of instances behind a load balancer apart.
+             * @example 4f1c2a9e
+             */
+            instance: string;
+            /**
+             * @description `STORE_CACHE_MAX_MB` in bytes; `null` without a bound (every tenant downloaded and kept).
+             * @example 10737418240
+             */
+            maxBytes: number | null;
+            /**
+             * @description Bytes of the cached tenants' files (tenant files, search indexes, manifests); `null` without a
+             *     bound (nothing is counted).
+             * @example 8413773824
+             */
+            usedBytes: number | null;
+            /**
+             * @description Bytes set aside for downloads and search index builds under way; `usedBytes` + `reservedBytes`
+             *     never exceeds `maxBytes`. `null` without a bound.
+             * @example 419430400
+             */
+            reservedBytes: number | null;
+            /**
+             * @description Tenants whose files are in the cache and in service.
+             * @example 31
+             */
+            cachedTenants: number;
+            /**
+             * @description Tenants evicted to make room since the instance started.
+             * @example 12
+             */
+            evictions: number;
+            /**
+             * @description `shared`: the instance listens for the refreshes of every instance on its PostgreSQL app
+             *     database; `reconnecting`: it lost that connection and connects again (refreshes sent meanwhile
+             *     are caught up by a sync of everything once it listens again); `local`: a SQLite app database,
+             *     one instance.
+             * @example shared
+             * @enum {string}
+             */
+            refreshes: "shared" | "reconnecting" | "local";
         };
         /** @description State of a tenant file, from a file stat. */
         DbStatus: {
@@ -4230,8 +4326,13 @@ export interface components {
             };
         };
         /**
-         * @description Store mode: the tenant file is still downloading; repeat the request after
-         *     `Retry-After` seconds.
+         * @description Store mode: the tenant file is still downloading, or (with `STORE_CACHE_MAX_MB`)
+         *     it is being fetched into the cache and the fetch did not end within
+         *     `STORE_FETCH_WAIT_MS`, or the fetch failed (the store away, no room); repeat the
+         *     request after `Retry-After` seconds: the fetch goes on meanwhile and a failed one
+         *     is tried again. A tenant whose files are larger than the whole cache is refused
+         *     with problem type `tenant-too-large` and no `Retry-After`: waiting does not
+         *     change it.
          */
         TenantUnavailable: {
             headers: {
@@ -4294,6 +4395,7 @@ export interface components {
         RefreshOk: {
             headers: {
                 "X-Build-Label": components["headers"]["XBuildLabel"];
+                "X-Refresh-Reach": components["headers"]["XRefreshReach"];
                 [name: string]: unknown;
             };
             content: {
@@ -4433,6 +4535,13 @@ export interface components {
          * @example kantonsspital
          */
         RefreshTenantQuery: components["schemas"]["TenantRef"];
+        /**
+         * @description `true`: store mode answers also carry the cache of the instance (`cache`) and each
+         *     tenant's place in it (`StoreTenant.cache`). Without it, the answer is as before
+         *     the bounded cache existed.
+         * @example true
+         */
+        StoreCacheQuery: boolean;
         /**
          * @description `true` answers only when the downloads in scope have finished (`status: completed`).
          * @example false
@@ -4655,8 +4764,8 @@ export interface components {
         ContentDisposition: string;
         /**
          * @description Seconds after which the request is worth repeating: the tenant file's download
-         *     is expected to be done or the app database to answer again (503), or the
-         *     caller's limit allows the next call (429).
+         *     or fetch is expected to be done or the app database to answer again (503), or
+         *     the caller's limit allows the next call (429).
          * @example 5
          */
         RetryAfter: number;
@@ -4688,6 +4797,14 @@ export interface components {
          * @example GET, POST
          */
         Allow: string;
+        /**
+         * @description Store mode: which instances carry the refresh out. `cluster`: it was announced
+         *     on the PostgreSQL app database, and every instance on it syncs the same scope;
+         *     `instance`: only the one that answered (a SQLite app database, or PostgreSQL did
+         *     not answer the announcement). Not sent in local mode.
+         * @example cluster
+         */
+        XRefreshReach: "cluster" | "instance";
         /**
          * @description Present, with the value `true`, only when more than 1,000,000 rows matched; the
          *     CSV then holds the first 1,000,000 rows.
@@ -4884,7 +5001,15 @@ export interface operations {
     };
     getStoreStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description `true`: store mode answers also carry the cache of the instance (`cache`) and each
+                 *     tenant's place in it (`StoreTenant.cache`). Without it, the answer is as before
+                 *     the bounded cache existed.
+                 * @example true
+                 */
+                include_cache?: components["parameters"]["StoreCacheQuery"];
+            };
             header?: never;
             path?: never;
             cookie?: never;

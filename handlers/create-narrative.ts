@@ -11,7 +11,7 @@ export async function createNarrative(input: Input<'createNarrative'>, deps: Dep
   const { tenant, finding } = input.body;
   const locale = input.body.locale ?? 'en';
   const entry = deps.tenants.resolve(tenant, { in: 'body', name: 'tenant' });
-  const written = await deps.narratives.write(deps.tenants.lease(entry), { ...finding, time_bucket: finding.time_bucket ?? null }, locale);
+  const written = await deps.narratives.write(await deps.tenants.lease(entry), { ...finding, time_bucket: finding.time_bucket ?? null }, locale);
   // what went to the language-model API, for the audit line: the Gold rows in the prompt
   const auditDetails = { probe_id: finding.probe_id, entity_type: finding.entity_type, entity_id: finding.entity_id, rows: written.rows, model: written.ok ? written.model : null };
   if (!written.ok) return { ...problemResult('bad-gateway', written.message), auditDetails };

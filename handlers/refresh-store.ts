@@ -3,5 +3,6 @@ import type { Input, Result } from '../src/operations/contract.js';
 
 /** POST /api/refresh: scope from the JSON body or the query (body values win). */
 export async function refreshStore(input: Input<'refreshStore'>, deps: Deps): Promise<Result<'refreshStore'>> {
-  return { status: 200, body: await deps.tenantSource.refresh({ ...input.query, ...(input.body ?? {}) }, deps.tenants) };
+  const { body, reach } = await deps.tenantSource.refresh({ ...input.query, ...(input.body ?? {}) }, deps.tenants);
+  return { status: 200, body, ...(reach === null ? {} : { headers: { 'X-Refresh-Reach': reach } }) };
 }

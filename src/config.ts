@@ -3,6 +3,7 @@ import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { tracingConfig, type TracingConfig } from './telemetry/tracing-config.js';
 import { DEFAULT_TENANT_HANDLES_MAX } from './tenants/handle-pool.js';
+import { SLUG_PATTERN } from './tenants/tenants.js';
 
 /** Validated, frozen server configuration (docs/configuration.md). */
 export interface Config {
@@ -27,6 +28,8 @@ export interface Config {
     readonly region: string;
   };
   readonly storeConcurrency: number;
+  /** Store mode's local cache: its bound, the tenants kept warm, how long a request waits for a fetch, the poll. */
+  readonly storeCache: StoreCacheConfig;
   /** The app database (views, notebooks, notes): APP_DB_URL, APP_DB_POOL, APP_DB_LOCK_TIMEOUT_MS. */
   readonly appDb: AppDbConfig;
   readonly afsDir: string;
@@ -83,6 +86,21 @@ export interface Config {
   /** Traces over OTLP when an OTEL_* endpoint or exporter asks for them; null: no tracing, nothing of it loaded. */
   readonly tracing: TracingConfig | null;
 }
+
+/** STORE_CACHE_MAX_MB, STORE_WARM, STORE_FETCH_WAIT_MS and STORE_POLL_S (docs/object-store.md, "The bounded cache"). */
+export interface StoreCacheConfig {
+  /** STORE_CACHE_MAX_MB in bytes; null: every tenant is downloaded at start and kept (no bound). */
+  readonly maxBytes: number | null;
+  /** STORE_WARM: tenants (`<pack>.<slug>`) and packs (`<pack>.*`) fetched at start when the cache is bounded. */
+  readonly warm: readonly string[];
+  /** STORE_FETCH_WAIT_MS: how long a request waits for its tenant's fetch before it answers 503 with Retry-After. */
+  readonly fetchWaitMs: number;
+  /** STORE_POLL_S: seconds between syncs with the store of their own; null: only at start and on refresh. */
+  readonly pollSeconds: number | null;
+}
+
+/** Most entries STORE_WARM may hold. */
+export const MAX_WARM_ENTRIES = 10_000;
 
 /** APP_DB_URL as SQLite file or PostgreSQL URL, with the pool size and the lock wait of writes. */
 export type AppDbConfig = (
@@ -285,6 +303,12 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
       region: text('S3_REGION') ?? 'us-east-1',
     },
     storeConcurrency: integer('STORE_CONCURRENCY', 4, 1, 64),
+    storeCache: {
+      maxBytes: text('STORE_CACHE_MAX_MB') === null ? null : integer('STORE_CACHE_MAX_MB', 0, 1, 16_777_216) * 1024 * 1024,
+      warm: warmList(text('STORE_WARM'), problems),
+      fetchWaitMs: integer('STORE_FETCH_WAIT_MS', 10_000, 0, 600_000),
+      pollSeconds: text('STORE_POLL_S') === null ? null : integer('STORE_POLL_S', 0, 1, 86_400),
+    },
     appDb,
     afsDir: dir(text('AFS_DIR') ?? path.join(dataDir, 'afs')),
     logoDir: dir(text('LOGO_DIR') ?? path.join(dataDir, 'logos')),
@@ -375,6 +399,18 @@ function trustsLocalPeers(trust: TrustProxy): boolean {
       return false; // reported as malformed
     }
   });
+}
+
+/** STORE_WARM: comma-separated `<pack>.<slug>` and `<pack>.*`, without duplicates; empty when unset. */
+function warmList(raw: string | null, problems: string[]): string[] {
+  if (raw === null) return [];
+  const entries = [...new Set(raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))];
+  if (entries.length > MAX_WARM_ENTRIES) problems.push(`STORE_WARM may name at most ${MAX_WARM_ENTRIES} tenants and packs (got ${entries.length})`);
+  for (const entry of entries.slice(0, MAX_WARM_ENTRIES)) {
+    const [pack = '', slug = '', ...more] = entry.split('.');
+    if (more.length > 0 || !SLUG_PATTERN.test(pack) || (slug !== '*' && !SLUG_PATTERN.test(slug))) problems.push(`STORE_WARM entries must be <pack>.<slug> or <pack>.* (got "${entry.slice(0, 200)}")`);
+  }
+  return entries;
 }
 
 /** A host name, `*.` and a domain, an IPv4 address, a bracketed IPv6 address, or `*`. */

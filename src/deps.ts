@@ -33,7 +33,11 @@ import { HealthChecks } from './health/health-checks.js';
 import { TenantExplanations } from './lineage/explanations.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import { Narratives } from './narrative/narratives.js';
-import type { KlsStore } from './store/kls-store.js';
+// Store mode's own modules load at start (they import the minio SDK as a type only): a problem they throw must be
+// the HttpProblem of the modules that answer it.
+import { KlsStore } from './store/kls-store.js';
+import { MinioObjectStore, type FileSink } from './store/object-store.js';
+import { RefreshChannel } from './store/refresh-channel.js';
 import { AfsDefinitions } from './signals/afs-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
@@ -82,6 +86,8 @@ export interface DepsOptions {
   now?: (() => number) | undefined;
   /** Where long reads run, in place of those READER_THREADS asks for (closed with the server). */
   readers?: (Readers & { close(): Promise<void> }) | undefined;
+  /** Where store-mode downloads write their bytes; files opened for writing by default (tests: a disk that fills). */
+  storeFileSink?: FileSink | undefined;
 }
 
 /** Builds every dependency from the configuration: tenant registry, app database, contract, identity. */
@@ -108,12 +114,29 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   metrics.watchOpenTenantFiles(() => ({ kls: tenants.openHandles, search_index: searchIndexes.openIndexes }));
   // Every file put in service gets its search index built in the background, before its first search.
   tenants.onInstalled((entry) => prebuildSearchIndex(tenants, searchIndexes, entry.compositeId));
-  const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log, metrics) : null;
+  const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log, metrics, options.storeFileSink) : null;
+  if (store?.cache != null) {
+    // the bounded cache counts the search indexes beside the tenant files, and closes an evicted tenant's index
+    searchIndexes.buildIn(store.cache);
+    tenants.onUnloaded((entry) => searchIndexes.forget(entry.compositeId));
+  }
   // Store mode: cached files are served at once; the first sync with the store runs in the background.
   if (store !== null) void store.start();
   else tenants.scanLocal();
   const scanTimer = store === null ? setInterval(() => tenants.scanLocal(), LOCAL_SCAN_INTERVAL_MS) : undefined;
   scanTimer?.unref();
+
+  // Several instances share one PostgreSQL app database: a refresh received by one is carried out by all.
+  const refreshChannel =
+    store !== null && config.appDb.kind === 'postgres'
+      ? await RefreshChannel.open(
+          config.appDb.url,
+          store.instance,
+          { refresh: (scope) => store.refreshAnnounced(scope), caughtUp: () => store.refreshAnnounced({ kind: 'all' }) },
+          log.child({ component: 'store-refresh' }),
+        )
+      : null;
+  if (refreshChannel !== null) store?.shareRefreshes(refreshChannel);
 
   const appDbFailure = (kind: AppDbErrorKind): void => metrics.appDbErrors.inc({ kind });
   const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), appDbFailure);
@@ -169,6 +192,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       clearInterval(scanTimer);
       searchIndexes.close();
       signalTools.close();
+      await refreshChannel?.close();
       await store?.close();
       tenants.close();
       await limits.close();
@@ -268,8 +292,8 @@ function createOutboundPorts(config: Config, log: Logger, tenants: TenantRegistr
 }
 
 /** KLS store mode over the configured S3-compatible server (the one place a Minio.Client is built). */
-async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logger, metrics: Metrics): Promise<KlsStore> {
-  const [Minio, { KlsStore }, { MinioObjectStore }] = await Promise.all([import('minio'), import('./store/kls-store.js'), import('./store/object-store.js')]);
+async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logger, metrics: Metrics, sink: FileSink | undefined): Promise<KlsStore> {
+  const Minio = await import('minio');
   const endpoint = new URL(config.s3.endpoint as string);
   const useSSL = endpoint.protocol === 'https:';
   const client = new Minio.Client({
@@ -280,7 +304,21 @@ async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logg
     secretKey: config.s3.secretKey ?? '',
     region: config.s3.region,
     pathStyle: true,
+    // the SDK's own retry writes unstructured lines to standard error; a failed download or listing is reported
+    // and tried again by the server (the next request, refresh or poll)
+    retryOptions: { disableRetry: true },
   });
-  const objects = new MinioObjectStore(client, config.s3.bucket as string);
-  return new KlsStore(tenants, objects, { prefix: config.s3.prefix, concurrency: config.storeConcurrency, downloadedBytes: metrics.storeDownloadedBytes }, log);
+  const objects = new MinioObjectStore(client, config.s3.bucket as string, sink);
+  return new KlsStore(
+    tenants,
+    objects,
+    {
+      prefix: config.s3.prefix,
+      concurrency: config.storeConcurrency,
+      cache: config.storeCache,
+      downloadedBytes: metrics.storeDownloadedBytes,
+      cacheMetrics: metrics.storeCache,
+    },
+    log,
+  );
 }

@@ -27,6 +27,7 @@ export const PROBLEMS = {
   'service-unavailable': { status: 503, title: 'Service unavailable' },
   'app-database-unavailable': { status: 503, title: 'App database unavailable' },
   'tenant-unavailable': { status: 503, title: 'Tenant not available yet' },
+  'tenant-too-large': { status: 503, title: 'Tenant too large for the cache' },
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEMS;

@@ -33,7 +33,7 @@ export class DimensionCsvExports implements DimensionExports {
   ) {}
 
   async start(entry: TenantEntry, entity: string, query: Readonly<Record<string, unknown>>, declaredQuery: readonly string[]): Promise<DimensionExport | Missing> {
-    const lease = this.tenants.lease(entry);
+    const lease = await this.tenants.lease(entry);
     let leased = true;
     try {
       const file = lease.db.name;

@@ -15,7 +15,7 @@ export class DriftChecks implements Drift {
   ) {}
 
   async check(entry: TenantEntry): Promise<DriftAnswer> {
-    const lease = this.tenants.lease(entry);
+    const lease = await this.tenants.lease(entry);
     let buildInfo: BuildInfo;
     try {
       buildInfo = readBuildInfo(lease.db);

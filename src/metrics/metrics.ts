@@ -20,6 +20,22 @@ export const APP_DB_ERROR_KINDS: readonly AppDbErrorKind[] = ['busy', 'unreachab
 export type TenantFileKind = 'kls' | 'search_index';
 export const TENANT_FILE_KINDS: readonly TenantFileKind[] = ['kls', 'search_index'];
 
+/** What the bounded store cache records (store mode with STORE_CACHE_MAX_MB). */
+export interface StoreCacheMetrics {
+  /** Leases of a tenant whose file was in the cache. */
+  readonly hits: Count;
+  /** Leases that had to wait for their tenant's fetch (started or joined). */
+  readonly misses: Count;
+  /** Tenants deleted from the cache to make room. */
+  readonly evictions: Count;
+  /** Bytes of tenant files fetched into the cache on demand or to keep them warm. */
+  readonly fetchedBytes: Count;
+  /** One fetch that put a tenant's file in service: its time from start (download, check, open) in seconds. */
+  observeFetch(seconds: number): void;
+  /** Reads the cache's bytes and bound when metrics are scraped. */
+  watch(read: () => { usedBytes: number; reservedBytes: number; maxBytes: number }): void;
+}
+
 /** The `operation` label of requests that match no operation of the contract (unknown path, other method, preflight). */
 export const UNMATCHED_OPERATION = 'unmatched';
 
@@ -33,6 +49,8 @@ export interface Metrics {
   readonly searchCacheMisses: Count;
   /** Bytes received from the object store (store mode), counted as they arrive. */
   readonly storeDownloadedBytes: Count;
+  /** The bounded store cache: hits, misses, evictions, fetched bytes and fetch time, and its bytes. */
+  readonly storeCache: StoreCacheMetrics;
   /** CSV data rows written by dimension exports. */
   readonly exportedRows: Count;
   readonly narrativeCalls: LabelledCount<'outcome', NarrativeOutcome>;
@@ -49,6 +67,16 @@ export interface Metrics {
 /** A counter that records nothing (METRICS=off, and code built without a metrics port). */
 export const UNCOUNTED: Count & LabelledCount<string, string> = { inc() {} };
 
+/** Store-cache metrics that record nothing. */
+export const UNCOUNTED_STORE_CACHE: StoreCacheMetrics = {
+  hits: UNCOUNTED,
+  misses: UNCOUNTED,
+  evictions: UNCOUNTED,
+  fetchedBytes: UNCOUNTED,
+  observeFetch() {},
+  watch() {},
+};
+
 /** The metrics of a server with METRICS=off. */
 export const DISABLED_METRICS: Metrics = {
   enabled: false,
@@ -56,6 +84,7 @@ export const DISABLED_METRICS: Metrics = {
   searchCacheHits: UNCOUNTED,
   searchCacheMisses: UNCOUNTED,
   storeDownloadedBytes: UNCOUNTED,
+  storeCache: UNCOUNTED_STORE_CACHE,
   exportedRows: UNCOUNTED,
   narrativeCalls: UNCOUNTED,
   appDbErrors: UNCOUNTED,

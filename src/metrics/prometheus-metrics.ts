@@ -1,5 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { APP_DB_ERROR_KINDS, NARRATIVE_OUTCOMES, TENANT_FILE_KINDS, type Metrics, type TenantFileKind } from './metrics.js';
+import { APP_DB_ERROR_KINDS, NARRATIVE_OUTCOMES, TENANT_FILE_KINDS, type Metrics, type StoreCacheMetrics, type TenantFileKind } from './metrics.js';
+
+/** Upper bounds of the fetch-time buckets, in seconds: a small tenant on a local network in milliseconds, 1 GB in tens of seconds. */
+const FETCH_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250];
 
 /** Upper bounds of the request-duration buckets, in seconds: a cached search takes ~1 ms, an export seconds. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -76,6 +79,7 @@ export function prometheusMetrics(): Metrics {
       help: 'CSV data rows (header rows not counted) written by dimension exports; an export broken off counts the rows encoded until then.',
       registers,
     }),
+    storeCache: storeCacheMetrics(registers),
     narrativeCalls,
     appDbErrors,
     tenantFilesClosed,
@@ -83,5 +87,38 @@ export function prometheusMetrics(): Metrics {
       readOpenFiles = read;
     },
     exposition: () => registry.metrics(),
+  };
+}
+
+/** The bounded store cache's series: counters of hits, misses, evictions and fetched bytes, fetch times, its bytes. */
+function storeCacheMetrics(registers: Registry[]): StoreCacheMetrics {
+  const fetchTime = new Histogram({
+    name: 'store_cache_fetch_duration_seconds',
+    help: 'Time of each fetch that put a tenant file in the bounded store cache (STORE_CACHE_MAX_MB): download, check and open.',
+    buckets: FETCH_BUCKETS,
+    registers,
+  });
+  let read: (() => { usedBytes: number; reservedBytes: number; maxBytes: number }) | null = null;
+  new Gauge({
+    name: 'store_cache_bytes',
+    help: 'Bytes of the bounded store cache, by kind: used (tenant files and search indexes), reserved (downloads and index builds under way), max (STORE_CACHE_MAX_MB).',
+    labelNames: ['kind'] as const,
+    registers,
+    collect() {
+      const bytes = read?.();
+      this.set({ kind: 'used' }, bytes?.usedBytes ?? 0);
+      this.set({ kind: 'reserved' }, bytes?.reservedBytes ?? 0);
+      this.set({ kind: 'max' }, bytes?.maxBytes ?? 0);
+    },
+  });
+  return {
+    hits: new Counter({ name: 'store_cache_hits_total', help: 'Tenant reads whose file was in the bounded store cache.', registers }),
+    misses: new Counter({ name: 'store_cache_misses_total', help: 'Tenant reads that waited for their file to be fetched into the bounded store cache (started or joined a fetch).', registers }),
+    evictions: new Counter({ name: 'store_cache_evictions_total', help: 'Idle tenants whose files were deleted from the bounded store cache to make room, least recently used first.', registers }),
+    fetchedBytes: new Counter({ name: 'store_cache_fetched_bytes_total', help: 'Bytes of tenant files fetched into the bounded store cache, on demand or to keep them warm.', registers }),
+    observeFetch: (seconds) => fetchTime.observe(seconds),
+    watch(reader) {
+      read = reader;
+    },
   };
 }

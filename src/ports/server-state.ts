@@ -26,15 +26,25 @@ export interface RefreshRequest {
   wait?: boolean | undefined;
 }
 
+/** A refresh's answer: its body, and in store mode which instances carry it out (the `X-Refresh-Reach` header). */
+export interface RefreshAnswer {
+  body: Schemas['RefreshSkipped'] | Schemas['RefreshAccepted'];
+  reach: 'cluster' | 'instance' | null;
+}
+
 /** The tenant files' source: its status and refreshes. */
 export interface TenantSource {
-  /** The store's and each tenant's state, over the tenants of `view` (the caller's); `active: false` in local mode. */
-  status(view: Tenants): Schemas['StoreStatusInactive'] | Schemas['StoreStatusActive'];
+  /**
+   * The store's and each tenant's state, over the tenants of `view` (the caller's); with `includeCache`, the
+   * instance's cache too; `active: false` in local mode.
+   */
+  status(view: Tenants, includeCache?: boolean): Schemas['StoreStatusInactive'] | Schemas['StoreStatusActive'];
   /**
    * Refreshes the scope `request` names (400 without its pack or tenant, 404 for one `view` does not have, 403 when
-   * `view` does not cover it); `skipped` in local mode.
+   * `view` does not cover it), on this instance and, announced, on every instance on a PostgreSQL app database;
+   * `skipped` in local mode.
    */
-  refresh(request: RefreshRequest, view: Tenants): Promise<Schemas['RefreshSkipped'] | Schemas['RefreshAccepted']>;
+  refresh(request: RefreshRequest, view: Tenants): Promise<RefreshAnswer>;
 }
 
 /** A file of Swagger UI's that the page loads. */

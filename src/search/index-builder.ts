@@ -4,6 +4,7 @@ import { inSpan } from '../tracing.js';
 import { foldText } from './fold.js';
 import { columnsOf, hasRowid, hasTable, quoteIdentifier } from './kls-schema.js';
 import { NAMES_TABLE, NameIndex } from './name-index.js';
+import { stepsWithin, type BuildRoom } from './build-room.js';
 import { toApiSearchHit, type SearchHitCheck } from './search-hit.js';
 import { SEARCH_KINDS, isSearchKind, type SearchKind } from './search-kinds.js';
 
@@ -40,9 +41,17 @@ export interface IndexSourceInfo {
   fingerprint: string | null;
   /** The contract's SearchItem check: every hit is checked once here, so search responses need no check. */
   checkHit: SearchHitCheck;
+  /**
+   * Room on disk the sidecar may take (a bounded store cache), grown as the steps need it; the file never grows past
+   * it (SQLite's max_page_count), and a build whose room cannot grow enough fails. Null: no bound.
+   */
+  room?: BuildRoom | null;
 }
 
 const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Runs one writing step of a build within its room (build-room.ts). */
+type Steps = (step: () => void) => void;
 
 /**
  * Builds the search sidecar for one KLS generation at `target`: written to a temporary file beside it, then
@@ -60,24 +69,33 @@ async function writeSearchIndex(kls: Database.Database, target: string, info: In
   const temp = `${target}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   const db = new Database(temp);
   try {
-    db.pragma('journal_mode = OFF');
+    // With a room, a step that finds the file full is rolled back and run again with more room: the journal in
+    // memory allows that, where none (OFF) would leave the file in an undefined state.
+    db.pragma(info.room == null ? 'journal_mode = OFF' : 'journal_mode = MEMORY');
     db.pragma('synchronous = OFF');
     db.pragma(`cache_size = -${BUILD_CACHE_KIB}`);
-    db.exec(SCHEMA);
-    await copyItems(kls, db, info.checkHit);
-    db.exec(`INSERT INTO items (kind, hit, fold_en, fold_de, fold_fr)
-      SELECT kind, hit, fold_en, fold_de, fold_fr FROM staging ORDER BY kind_rank, sort_key, item_id`);
+    const inRoom = stepsWithin(db, info.room ?? null);
+    inRoom(db.transaction(() => db.exec(SCHEMA)));
+    await copyItems(kls, db, info.checkHit, inRoom);
+    inRoom(() =>
+      db.exec(`INSERT INTO items (kind, hit, fold_en, fold_de, fold_fr)
+        SELECT kind, hit, fold_en, fold_de, fold_fr FROM staging ORDER BY kind_rank, sort_key, item_id`),
+    );
     db.exec('DROP TABLE staging');
-    await indexItems(db);
+    await indexItems(db, inRoom);
     // Built after the rows are in: one sort instead of a random B-tree insert per key.
-    db.exec('CREATE INDEX name_keys_order ON name_keys (kind_rank, fold, item)');
-    await storeNames(db);
+    inRoom(() => db.exec('CREATE INDEX name_keys_order ON name_keys (kind_rank, fold, item)'));
+    await storeNames(db, inRoom);
     const count = (db.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
     const meta = db.prepare('INSERT INTO index_info VALUES (?, ?)');
-    meta.run('format', INDEX_FORMAT);
-    meta.run('fingerprint', info.fingerprint);
-    meta.run('contract', info.checkHit.contract);
-    meta.run('items', String(count));
+    inRoom(
+      db.transaction(() => {
+        meta.run('format', INDEX_FORMAT);
+        meta.run('fingerprint', info.fingerprint);
+        meta.run('contract', info.checkHit.contract);
+        meta.run('items', String(count));
+      }),
+    );
     db.close();
     fs.renameSync(temp, target);
   } catch (err) {
@@ -92,18 +110,18 @@ async function writeSearchIndex(kls: Database.Database, target: string, info: In
  * reads them: for 200,000 items, reading took 40–70 ms where building took 3.5–4.0 s, so that a search thread that
  * ended idle has them back within a second of its next search (docs/decisions/0017-search-thread.md).
  */
-async function storeNames(db: Database.Database): Promise<void> {
+async function storeNames(db: Database.Database, inRoom: Steps): Promise<void> {
   const names = await NameIndex.build(db);
-  db.exec(NAMES_TABLE);
+  inRoom(db.transaction(() => db.exec(NAMES_TABLE)));
   const insert = db.prepare('INSERT INTO names (kind_rank, part, data) VALUES (?, ?, ?)');
   for (const row of names.rows()) {
-    insert.run(...row);
+    inRoom(() => insert.run(...row));
     await nextTick();
   }
 }
 
 /** Copies the nine kinds' rows of `search_items` into `staging` as hit JSON and folded names; other kinds are skipped. */
-async function copyItems(kls: Database.Database, db: Database.Database, checkHit: SearchHitCheck): Promise<void> {
+async function copyItems(kls: Database.Database, db: Database.Database, checkHit: SearchHitCheck, inRoom: Steps): Promise<void> {
   if (!hasTable(kls, 'search_items')) return;
   const present = new Set(columnsOf(kls, 'search_items'));
   if (!present.has('kind') || !present.has('item_id')) return;
@@ -126,7 +144,8 @@ async function copyItems(kls: Database.Database, db: Database.Database, checkHit
     }
   });
   if (!hasRowid(kls, 'search_items')) {
-    stage(kls.prepare(`SELECT ${select} FROM search_items`).all() as Record<string, unknown>[]);
+    const all = kls.prepare(`SELECT ${select} FROM search_items`).all() as Record<string, unknown>[];
+    inRoom(() => stage(all));
     return;
   }
   // Keyset pages on the rowid: the leased connection stays free for other requests between pages.
@@ -135,14 +154,14 @@ async function copyItems(kls: Database.Database, db: Database.Database, checkHit
   for (;;) {
     const rows = page.all(after) as Record<string, unknown>[];
     if (rows.length === 0) return;
-    stage(rows);
+    inRoom(() => stage(rows));
     after = rows[rows.length - 1]!['row_number'] as number;
     await nextTick();
   }
 }
 
 /** Fills each kind's trigram table and the folded-name keys from `items`. */
-async function indexItems(db: Database.Database): Promise<void> {
+async function indexItems(db: Database.Database, inRoom: Steps): Promise<void> {
   const read = db.prepare(`SELECT id, kind, fold_en, fold_de, fold_fr FROM items WHERE id > ? ORDER BY id LIMIT ${CHUNK}`);
   const fts = new Map(SEARCH_KINDS.map((kind) => [kind, db.prepare(`INSERT INTO ${ftsTableOf(kind)} (rowid, fold_en, fold_de, fold_fr) VALUES (?, ?, ?, ?)`)]));
   const key = db.prepare('INSERT INTO name_keys (kind_rank, fold, item) VALUES (?, ?, ?)');
@@ -159,12 +178,12 @@ async function indexItems(db: Database.Database): Promise<void> {
   for (;;) {
     const rows = read.all(after) as Row[];
     if (rows.length === 0) break;
-    fill(rows);
+    inRoom(() => fill(rows));
     after = rows[rows.length - 1]!.id;
     await nextTick();
   }
   for (const kind of SEARCH_KINDS) {
-    db.exec(`INSERT INTO ${ftsTableOf(kind)}(${ftsTableOf(kind)}) VALUES ('optimize')`);
+    inRoom(() => db.exec(`INSERT INTO ${ftsTableOf(kind)}(${ftsTableOf(kind)}) VALUES ('optimize')`));
     await nextTick();
   }
 }

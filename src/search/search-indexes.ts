@@ -11,6 +11,7 @@ import type { SearchHitCheck } from './search-hit.js';
 import { EMPTY_RESULTS, SearchIndex } from './search-index.js';
 import type { EncodedResults } from '../ports/tenant-reads.js';
 import type { SearchThread } from './search-thread.js';
+import type { SidecarSpace } from './build-room.js';
 
 /** The KLS generation a search runs on: which tenant, where its files live, and a leased connection. */
 export interface IndexSource {
@@ -23,6 +24,10 @@ export interface IndexSource {
   db: Database.Database;
 }
 
+/** Room a build claims first, per byte of the KLS file it reads (at least 256 KiB); it grows as the sidecar does. */
+const ROOM_PER_KLS_BYTE = 0.5;
+const MIN_ROOM_BYTES = 256 * 1024;
+
 interface Slot {
   generation: number;
   ready: Promise<SearchIndex>;
@@ -30,6 +35,15 @@ interface Slot {
   index: SearchIndex | null;
   /** Searches waiting for or running on this slot: it is not closed under them. */
   users: number;
+}
+
+/** Size of a file, 0 when it cannot be read. */
+function fileBytes(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 const toMb = (bytes: number): number => Math.round((bytes / 1048576) * 10) / 10;
@@ -57,6 +71,8 @@ export class SearchIndexes {
   private namesLoading: Promise<void> = Promise.resolve();
   /** Bytes of in-memory names per open index. */
   private readonly namesCharged = new Map<SearchIndex, number>();
+  /** The bounded store cache's room for builds; null: builds write what they need. */
+  private space: SidecarSpace | null = null;
 
   constructor(
     private readonly log: Logger,
@@ -89,6 +105,22 @@ export class SearchIndexes {
     let total = 0;
     for (const bytes of this.namesCharged.values()) total += bytes;
     return total;
+  }
+
+  /** Has sidecar builds claim their room in `space` (store mode with a bounded cache). */
+  buildIn(space: SidecarSpace): void {
+    this.space = space;
+  }
+
+  /**
+   * Closes the tenant's index and forgets it, so that its files may be deleted (its tenant was evicted from the
+   * store cache, which leases nothing of it: no search runs on it).
+   */
+  forget(compositeId: string): void {
+    const slot = this.slots.get(compositeId);
+    if (slot === undefined) return;
+    this.slots.delete(compositeId);
+    void slot.ready.then((index) => this.retire(index), () => undefined);
   }
 
   /** Resolves once every in-memory names load started so far has finished (tests, benchmarks). */
@@ -159,6 +191,7 @@ export class SearchIndexes {
         next.index = index;
         void slot?.ready.then((old) => this.retire(old), () => undefined);
         this.removeOtherFiles(source.dir, source.generation);
+        this.space?.changed(source.compositeId);
         this.loadNames(source.compositeId, index);
         this.trim();
       },
@@ -275,7 +308,15 @@ export class SearchIndexes {
       return SearchIndex.open(file, source.generation, this.closed ? null : this.thread);
     }
     const started = performance.now();
-    await buildSearchIndex(source.db, file, { fingerprint: source.fingerprint, checkHit: this.checkHit });
+    const space = this.space;
+    const room = space === null ? null : space.claim(source.compositeId, Math.max(MIN_ROOM_BYTES, Math.ceil(fileBytes(source.db.name) * ROOM_PER_KLS_BYTE)));
+    if (space !== null && room === null) throw new Error('no room in the store cache for the search index: the tenants in it are in use');
+    try {
+      await buildSearchIndex(source.db, file, { fingerprint: source.fingerprint, checkHit: this.checkHit, room });
+    } finally {
+      space?.changed(source.compositeId);
+      room?.release();
+    }
     this.log.info(
       { tenant: source.compositeId, generation: source.generation, ms: Math.round(performance.now() - started) },
       'search index built',

@@ -14,14 +14,20 @@ function sourceOf(entry: TenantEntry, lease: KlsLease): IndexSource {
   return { compositeId: entry.compositeId, dir: entry.dir, generation: lease.generation, fingerprint: fingerprintOf(entry, lease.generation), db: lease.db };
 }
 
+/** The tenants as the server's own background work sees them: leases of files in service only, nothing fetched. */
+export interface CachedTenants {
+  get(compositeId: string): TenantEntry | undefined;
+  leaseCached(entry: TenantEntry): KlsLease;
+}
+
 /** Queues the index build of a tenant's current generation, so that its first search does not wait for it. */
-export function prebuildSearchIndex(tenants: Tenants, indexes: SearchIndexes, compositeId: string): void {
+export function prebuildSearchIndex(tenants: CachedTenants, indexes: SearchIndexes, compositeId: string): void {
   indexes.prepare(() => {
     const entry = tenants.get(compositeId);
     if (entry === undefined) return null;
     let lease: KlsLease;
     try {
-      lease = tenants.lease(entry);
+      lease = tenants.leaseCached(entry);
     } catch {
       return null; // not usable now; a search will build it
     }
@@ -31,7 +37,7 @@ export function prebuildSearchIndex(tenants: Tenants, indexes: SearchIndexes, co
 
 /** Searches one resolved tenant: 503 while its file is not usable or its search index cannot be built. */
 export async function searchTenant(tenants: Pick<Tenants, 'lease'>, indexes: SearchIndexes, entry: TenantEntry, query: string): Promise<EncodedResults> {
-  const lease = tenants.lease(entry);
+  const lease = await tenants.lease(entry);
   try {
     return await indexes.search(sourceOf(entry, lease), query);
   } catch (err) {

@@ -37,6 +37,15 @@ export function recordCachedObject(dir: string, name: TenantFileName, object: Ca
   fs.renameSync(temp, path.join(dir, MANIFEST));
 }
 
+/** When the folder's manifest was last written (its last download), in ms since the epoch; 0 without one. */
+export function readManifestTime(dir: string): number {
+  try {
+    return fs.statSync(path.join(dir, MANIFEST)).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
 /** Whether `file` is the cached copy of `object`: recorded with the same ETag and still of its size. */
 export function isCachedCopy(dir: string, name: TenantFileName, object: CachedObject): boolean {
   const cached = readManifest(dir)[name];

@@ -1,17 +1,20 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { StoreCacheConfig } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { Count } from '../metrics/metrics.js';
+import type { Count, StoreCacheMetrics } from '../metrics/metrics.js';
+import { isInService } from '../tenants/file-provider.js';
 import type { TenantRegistry } from '../tenants/registry.js';
 import type { TenantEntry } from '../tenants/tenants.js';
 import { removeLeftoverTemps } from './cache-files.js';
 import { TENANT_FILES, isInScope, listedTenants, scopePrefix, type ListedTenant, type SyncScope } from './layout.js';
-import { Limiter } from './limiter.js';
-import { toObjectStoreError, type ObjectStore, type StoredObject } from './object-store.js';
-import { syncTenantFiles, type TransferProgress } from './tenant-download.js';
-
-/** A listing that takes longer than this counts as the store being unreachable. */
-const LIST_TIMEOUT_MS = 30_000;
+import type { ObjectStore } from './object-store.js';
+import { listPrefix } from './store-listing.js';
+import { TenantCache, type FetchSource } from './tenant-cache.js';
+import type { SyncOutcome } from './tenant-download.js';
+import { TenantSyncs } from './tenant-syncs.js';
+import { warmOrder } from './warm-list.js';
 
 /** What a refresh did (or, answered at once, started). */
 export interface StoreRefreshOutcome {
@@ -21,51 +24,98 @@ export interface StoreRefreshOutcome {
   ready: number;
   /** With `wait`: the store-level error of this refresh (listing failed), else null. */
   error: string | null;
+  /** Who carries it out: every instance on the PostgreSQL app database (`cluster`), or this one alone. */
+  reach: 'cluster' | 'instance';
+}
+
+/** What tells the other instances of a refresh (the refresh channel on a PostgreSQL app database). */
+export interface RefreshAnnouncer {
+  readonly state: 'shared' | 'reconnecting';
+  /** False when the others could not be told. */
+  announce(scope: SyncScope): Promise<boolean>;
+}
+
+/** The store's settings: where its keys are, how many transfers at once, the cache, and where the counts go. */
+export interface KlsStoreOptions {
+  prefix: string;
+  concurrency: number;
+  cache: StoreCacheConfig;
+  downloadedBytes: Count;
+  cacheMetrics: StoreCacheMetrics;
 }
 
 /**
  * KLS store mode (docs/object-store.md): keeps KLS_DIR a cache of `<prefix><pack>/<slug>/{kls,sis}.sqlite`.
- * Serves cached files at once, syncs with the store at start and on refresh, shares running downloads,
- * drops tenants that vanished from the store.
+ * Serves cached files at once, syncs with the store at start, on refresh and on its poll, shares running downloads,
+ * drops tenants that vanished from the store. Without a bound every listed tenant is downloaded and kept; with
+ * STORE_CACHE_MAX_MB (`cache`) a tenant is fetched on its first use and cached ones are kept in step with the store.
  */
-export class KlsStore {
-  private readonly jobs = new Map<string, Promise<void>>();
-  private readonly transfers = new Map<string, TransferProgress>();
-  private readonly limiter: Limiter;
-  private readonly abort = new AbortController();
+export class KlsStore implements FetchSource {
+  /** The bounded cache; null when every listed tenant is downloaded and kept. */
+  readonly cache: TenantCache | null;
+  /** A name this instance drew at its start, to tell the store-status of instances behind a load balancer apart. */
+  readonly instance = randomBytes(4).toString('hex');
+  private announcer: RefreshAnnouncer | null = null;
+  /** Each tenant as the last listing that covered it showed it. */
+  private readonly listings = new Map<string, ListedTenant>();
+  private readonly syncs: TenantSyncs;
   private firstSyncDone = false;
   private reachedOnce = false;
   private lastError: string | null = null;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private polling: Promise<unknown> | null = null;
 
   constructor(
     private readonly registry: TenantRegistry,
     private readonly objects: ObjectStore,
-    private readonly options: { prefix: string; concurrency: number; downloadedBytes: Count },
+    private readonly options: KlsStoreOptions,
     private readonly log: Logger,
   ) {
-    this.limiter = new Limiter(options.concurrency);
+    const { maxBytes, fetchWaitMs } = options.cache;
+    this.cache = maxBytes === null ? null : new TenantCache(registry, this, maxBytes, fetchWaitMs, options.cacheMetrics, log);
+    if (this.cache !== null) registry.provideFilesWith(this.cache);
+    const { prefix, concurrency, downloadedBytes, cacheMetrics } = options;
+    this.syncs = new TenantSyncs(registry, objects, this.listings, this.cache, { prefix, concurrency, roomWaitMs: fetchWaitMs, downloadedBytes, cacheMetrics }, log);
   }
 
-  /** Puts the cached tenant files into service, then syncs with the store (the promise ends with that first sync). */
+  /**
+   * Puts the cached tenant files into service, then syncs with the store (the promise ends with that first sync;
+   * with a bounded cache, with its listing, while the warm tenants are fetched after it).
+   */
   start(): Promise<void> {
     fs.mkdirSync(this.registry.klsDir, { recursive: true });
     this.registry.scanLocal();
     for (const entry of this.registry.list()) removeLeftoverTemps(entry.dir);
-    this.log.info({ cached: this.registry.list().length }, 'store mode: cached tenant files in service; syncing with the object store');
+    this.cache?.adoptCached();
+    this.log.info(
+      { instance: this.instance, cached: this.registry.list().length, maxBytes: this.options.cache.maxBytes },
+      'store mode: cached tenant files in service; syncing with the object store',
+    );
+    const seconds = this.options.cache.pollSeconds;
+    if (seconds !== null) {
+      this.pollTimer = setInterval(() => this.poll(), seconds * 1000);
+      this.pollTimer.unref();
+    }
     const started = performance.now();
-    return this.sync({ kind: 'all' }).then((error) => {
+    const initialized = (error: string | null): void => {
+      if (this.firstSyncDone) return;
       this.firstSyncDone = true;
       const ms = Math.round(performance.now() - started);
       this.log.info({ ms, tenants: this.registry.list().length, error }, 'first sync with the object store finished');
+    };
+    const first = this.sync({ kind: 'all' }, this.cache === null ? undefined : initialized);
+    return first.then((error) => {
+      initialized(error);
+      if (this.cache !== null && !this.syncs.stopped) void this.warm();
     });
   }
 
-  /** Whether the first sync with the store has finished (successfully or not: see `error`). */
+  /** Whether the first sync with the store has finished (successfully or not: see `error`); with a bounded cache, its listing. */
   get initialized(): boolean {
     return this.firstSyncDone;
   }
 
-  /** The last store-level error (listing failed), null once a listing succeeds. */
+  /** The last store-level error (listing failed, or incomplete), null once a listing succeeds. */
   get error(): string | null {
     return this.lastError;
   }
@@ -75,14 +125,37 @@ export class KlsStore {
     return !this.reachedOnce && this.lastError !== null;
   }
 
-  /** Bytes of the tenant's running transfer, zeros when none runs. */
-  progressOf(compositeId: string): TransferProgress {
-    const running = this.transfers.get(compositeId);
-    return running === undefined ? { bytesDone: 0, bytesTotal: 0 } : { ...running };
+  /** Has refreshes received here announced to the other instances, and theirs carried out here (refreshAnnounced). */
+  shareRefreshes(announcer: RefreshAnnouncer): void {
+    this.announcer = announcer;
   }
 
-  /** Invalidates the cached files in scope and syncs them with the store; `wait` answers when the sync has finished. */
+  /** How refreshes of other instances reach this one: `shared`, `reconnecting`, or `local` (one instance). */
+  get refreshes(): 'shared' | 'reconnecting' | 'local' {
+    return this.announcer?.state ?? 'local';
+  }
+
+  /** Carries out a refresh another instance received (or a catch-up after a time without hearing them). */
+  refreshAnnounced(scope: SyncScope): void {
+    if (!this.syncs.stopped) void this.sync(scope);
+  }
+
+  /** Tenants whose files are in service on this instance. */
+  cachedTenants(): number {
+    return this.registry.list().filter(isInService).length;
+  }
+
+  /** Bytes of the tenant's running transfer, zeros when none runs. */
+  progressOf(compositeId: string): { bytesDone: number; bytesTotal: number } {
+    return this.syncs.progressOf(compositeId);
+  }
+
+  /**
+   * Invalidates the cached files in scope and syncs them with the store, after telling the other instances to do
+   * the same; `wait` answers when the sync here has finished.
+   */
   async refresh(scope: SyncScope, wait: boolean): Promise<StoreRefreshOutcome> {
+    const reach = this.announcer !== null && (await this.announcer.announce(scope)) ? 'cluster' : 'instance';
     const cachedFiles = this.inScope(scope).reduce(
       (sum, entry) => sum + TENANT_FILES.filter((name) => fs.existsSync(path.join(entry.dir, name))).length,
       0,
@@ -90,87 +163,109 @@ export class KlsStore {
     const sync = this.sync(scope);
     if (!wait) {
       const tenants = this.inScope(scope);
-      return { status: 'started', invalidated: cachedFiles, tenants: tenants.length, ready: countReady(tenants), error: null };
+      return { status: 'started', invalidated: cachedFiles, tenants: tenants.length, ready: countReady(tenants), error: null, reach };
     }
     const error = await sync;
     const tenants = this.inScope(scope);
-    return { status: 'completed', invalidated: cachedFiles, tenants: tenants.length, ready: countReady(tenants), error };
+    return { status: 'completed', invalidated: cachedFiles, tenants: tenants.length, ready: countReady(tenants), error, reach };
   }
 
-  /** Stops running downloads and waits for them to settle (shutdown). */
+  /** Stops the poll and running downloads and waits for them to settle (shutdown). */
   async close(): Promise<void> {
-    this.abort.abort();
-    await Promise.allSettled([...this.jobs.values()]);
+    clearInterval(this.pollTimer);
+    await this.syncs.close();
+    await this.polling;
   }
 
-  /** Lists the scope, drops tenants that vanished, syncs every listed tenant. Resolves with the store-level error, if any. */
-  private sync(scope: SyncScope): Promise<string | null> {
-    return this.syncOnce(scope).catch((err: unknown) => {
+  listed(compositeId: string): ListedTenant | undefined {
+    return this.listings.get(compositeId);
+  }
+
+  fetch(compositeId: string): Promise<void> {
+    const listed = this.listings.get(compositeId);
+    return listed === undefined ? Promise.resolve() : this.syncs.sync(listed).then(() => undefined);
+  }
+
+  isBusy(compositeId: string): boolean {
+    return this.syncs.isBusy(compositeId);
+  }
+
+  secondsLeft(compositeId: string): number | null {
+    return this.syncs.secondsLeft(compositeId);
+  }
+
+  /** A sync of everything on the poll's schedule, unless the last one still runs. */
+  private poll(): void {
+    this.polling ??= this.sync({ kind: 'all' }).finally(() => {
+      this.polling = null;
+    });
+  }
+
+  /** Lists the scope, drops tenants that vanished, syncs the listed tenants it keeps. Resolves with the store-level error, if any. */
+  private sync(scope: SyncScope, onListed?: (error: string | null) => void): Promise<string | null> {
+    return this.syncOnce(scope, onListed).catch((err: unknown) => {
       this.log.error({ err }, 'object store sync failed');
       return `sync failed: ${(err as Error).message}`;
     });
   }
 
-  private async syncOnce(scope: SyncScope): Promise<string | null> {
-    let objects: StoredObject[];
-    try {
-      objects = await this.listWithTimeout(scopePrefix(this.options.prefix, scope));
-    } catch (err) {
-      this.lastError = `object store unreachable: ${toObjectStoreError(err, 'listing failed').message}`;
-      this.log.warn({ err: this.lastError }, 'object store sync failed; cached tenant files stay in service');
-      return this.lastError;
+  private async syncOnce(scope: SyncScope, onListed?: (error: string | null) => void): Promise<string | null> {
+    const listing = await listPrefix(this.objects, scopePrefix(this.options.prefix, scope));
+    this.lastError = listing.error;
+    if (listing.error !== null) this.log.warn({ err: listing.error }, 'object store sync failed; cached tenant files stay in service');
+    if (listing.objects.length === 0 && !listing.complete) {
+      onListed?.(listing.error);
+      return listing.error;
     }
     this.reachedOnce = true;
-    this.lastError = null;
-    const listed = listedTenants(objects, this.options.prefix);
-    for (const entry of this.inScope(scope)) {
-      if (!listed.has(entry.compositeId) && !this.jobs.has(entry.compositeId)) this.forget(entry);
+    const listed = listedTenants(listing.objects, this.options.prefix);
+    if (listing.complete) {
+      for (const entry of this.inScope(scope)) {
+        if (!listed.has(entry.compositeId) && !this.syncs.isBusy(entry.compositeId)) this.forget(entry);
+      }
     }
-    await Promise.all([...listed.values()].filter((t) => isInScope(scope, t.pack, t.slug)).map((t) => this.syncTenant(t)));
-    return null;
+    const syncs: Promise<SyncOutcome>[] = [];
+    for (const tenant of listed.values()) {
+      if (!isInScope(scope, tenant.pack, tenant.slug)) continue;
+      this.listings.set(tenant.compositeId, tenant);
+      const entry = this.registry.ensureEntry(tenant.pack, tenant.slug);
+      if (this.cache === null) syncs.push(this.syncs.sync(tenant));
+      else if (this.cache.judgeSize(entry, tenant)) continue;
+      else if (isInService(entry) || this.syncs.isBusy(tenant.compositeId)) syncs.push(this.syncs.sync(tenant));
+    }
+    onListed?.(listing.error);
+    await Promise.all(syncs);
+    return listing.error;
   }
 
-  /** Joins the tenant's running sync, or starts one. */
-  private syncTenant(listed: ListedTenant): Promise<void> {
-    const running = this.jobs.get(listed.compositeId);
-    if (running !== undefined) return running;
-    const job = syncTenantFiles(
-      {
-        registry: this.registry,
-        objects: this.objects,
-        log: this.log,
-        signal: this.abort.signal,
-        progress: this.transfers,
-        limited: (task) => this.limiter.run(task),
-        downloadedBytes: this.options.downloadedBytes,
-      },
-      listed,
-    )
-      .catch((err: unknown) => {
-        this.log.error({ tenant: listed.compositeId, err }, 'tenant sync failed');
-      })
-      .finally(() => this.jobs.delete(listed.compositeId));
-    this.jobs.set(listed.compositeId, job);
-    return job;
+  /** Fetches the tenants of STORE_WARM in order while they fit beside what is cached, evicting nothing for them. */
+  private async warm(): Promise<void> {
+    const cache = this.cache;
+    if (cache === null) return;
+    for (const id of warmOrder(this.options.cache.warm, [...this.listings.keys()])) {
+      const entry = this.registry.get(id);
+      const listed = this.listings.get(id);
+      if (entry === undefined || listed === undefined || isInService(entry) || cache.isTooLarge(listed)) continue;
+      if (listed.kls.size + (listed.sis?.size ?? 0) > cache.budget.freeBytes) {
+        this.log.warn({ tenant: id, freeBytes: cache.budget.freeBytes }, 'STORE_WARM: the cache is full; the warm tenants left are fetched on first use');
+        return;
+      }
+      await this.syncs.sync(listed);
+      if (this.syncs.stopped) return;
+    }
   }
 
   /** A tenant no longer in the store leaves the list; its cached files go (app-database data stays). */
   private forget(entry: TenantEntry): void {
     this.registry.remove(entry.compositeId);
     fs.rmSync(entry.dir, { recursive: true, force: true });
+    this.listings.delete(entry.compositeId);
+    this.cache?.forget(entry.compositeId);
     this.log.info({ tenant: entry.compositeId }, 'tenant vanished from the object store');
   }
 
   private inScope(scope: SyncScope): TenantEntry[] {
     return this.registry.list().filter((entry) => isInScope(scope, entry.pack, entry.slug));
-  }
-
-  private listWithTimeout(prefix: string): Promise<StoredObject[]> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${LIST_TIMEOUT_MS / 1000} s`)), LIST_TIMEOUT_MS);
-    });
-    return Promise.race([this.objects.list(prefix), timeout]).finally(() => clearTimeout(timer));
   }
 }
 

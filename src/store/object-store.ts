@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Transform } from 'node:stream';
+import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type * as Minio from 'minio';
 
@@ -26,11 +26,21 @@ export interface DownloadedObject {
 /** Bytes received so far and bytes expected (null while unknown). */
 export type ProgressListener = (done: number, total: number | null) => void;
 
-/** The object-store port: list a prefix, download one object into a file. */
+/**
+ * The object-store port: list a prefix; download the object of a listing into a file, only while it is still the
+ * object listed (its ETag).
+ */
 export interface ObjectStore {
+  /** Every object under `prefix`; a listing that fails part-way throws ListingError with the objects received. */
   list(prefix: string): Promise<StoredObject[]>;
-  download(key: string, file: string, onProgress: ProgressListener, signal: AbortSignal): Promise<DownloadedObject>;
+  /** Throws ObjectChangedError when the store holds another object under the key than `object` by now. */
+  download(object: StoredObject, file: string, onProgress: ProgressListener, signal: AbortSignal): Promise<DownloadedObject>;
+  /** The ETag and size of the object under `key` now (a HEAD request). */
+  stat(key: string): Promise<{ etag: string; size: number }>;
 }
+
+/** Where a download writes its bytes: a file opened for writing (tests: a disk that fills). */
+export type FileSink = (file: string) => Writable;
 
 /** A failure of the object store, with a message fit for store-status (no SDK internals). */
 export class ObjectStoreError extends Error {
@@ -39,6 +49,29 @@ export class ObjectStoreError extends Error {
     this.name = 'ObjectStoreError';
   }
 }
+
+/** A listing that failed after some of its pages arrived: `objects` holds what they listed. */
+export class ListingError extends ObjectStoreError {
+  constructor(
+    message: string,
+    readonly objects: readonly StoredObject[],
+  ) {
+    super(message);
+    this.name = 'ListingError';
+  }
+}
+
+/** The store holds another object under the key than the one listed: list again, then download that one. */
+export class ObjectChangedError extends ObjectStoreError {
+  constructor(key: string, detail: string) {
+    super(`${key} changed in the store while it was fetched (${detail})`);
+    this.name = 'ObjectChangedError';
+  }
+}
+
+/** Keys per listing page: the most S3 gives. */
+const LIST_PAGE_KEYS = 1000;
+
 
 const unquote = (etag: string | undefined): string => (etag ?? '').replace(/^W\//, '').replace(/^"+|"+$/g, '');
 
@@ -66,33 +99,67 @@ export class MinioObjectStore implements ObjectStore {
   constructor(
     private readonly client: Minio.Client,
     private readonly bucket: string,
+    private readonly sink: FileSink = (file) => fs.createWriteStream(file),
   ) {}
 
-  /** Every object under `prefix` (recursive listObjectsV2, all pages). */
-  list(prefix: string): Promise<StoredObject[]> {
-    return new Promise((resolve, reject) => {
-      const objects: StoredObject[] = [];
-      const stream = this.client.listObjectsV2(this.bucket, prefix, true);
-      stream.on('data', (item) => {
-        if (typeof item.name !== 'string') return;
+  /**
+   * Every object under `prefix` (ListObjectsV2, recursive, page by page). A page that fails after others arrived
+   * throws ListingError with their objects.
+   */
+  async list(prefix: string): Promise<StoredObject[]> {
+    const objects: StoredObject[] = [];
+    let token = '';
+    for (;;) {
+      let page: Awaited<ReturnType<Minio.Client['listObjectsV2Query']>>;
+      try {
+        page = await this.client.listObjectsV2Query(this.bucket, prefix, token, '', LIST_PAGE_KEYS, '');
+      } catch (err) {
+        const failed = toObjectStoreError(err, `listing s3://${this.bucket}/${prefix} failed`);
+        throw objects.length === 0 ? failed : new ListingError(`${failed.message} (after ${objects.length} objects)`, objects);
+      }
+      for (const item of page.objects) {
+        if (typeof item.name !== 'string') continue;
         const lastModified = toStoreTime(item.lastModified);
         objects.push({ key: item.name, size: item.size, etag: unquote(item.etag), ...(lastModified === null ? {} : { lastModified }) });
-      });
-      stream.on('error', (err) => reject(toObjectStoreError(err, `listing s3://${this.bucket}/${prefix} failed`)));
-      stream.on('end', () => resolve(objects));
-    });
+      }
+      if (!page.isTruncated || page.nextContinuationToken === '') return objects;
+      token = page.nextContinuationToken;
+    }
   }
 
-  /** Streams the object into `file`, reporting progress; the ETag is the one sent with this body. */
-  async download(key: string, file: string, onProgress: ProgressListener, signal: AbortSignal): Promise<DownloadedObject> {
-    const what = `download of ${key} failed`;
+  async stat(key: string): Promise<{ etag: string; size: number }> {
+    try {
+      const stat = await this.client.statObject(this.bucket, key);
+      return { etag: unquote(stat.etag), size: stat.size };
+    } catch (err) {
+      throw toObjectStoreError(err, `stat of ${key} failed`);
+    }
+  }
+
+  /**
+   * Streams the object into `file`, reporting progress. The GET carries `If-Match` with the listed ETag (a store that
+   * honours it answers 412 once the object changed); a store that ignores it is caught by the ETag it sends with the
+   * body, before a byte is written.
+   */
+  async download(object: StoredObject, file: string, onProgress: ProgressListener, signal: AbortSignal): Promise<DownloadedObject> {
+    const what = `download of ${object.key} failed`;
     let body: NodeJS.ReadableStream & { headers?: IncomingHttpHeaders; destroy?: () => void };
     try {
-      body = await this.client.getObject(this.bucket, key);
+      body = await this.client.makeRequestAsync(
+        { method: 'GET', bucketName: this.bucket, objectName: object.key, headers: object.etag === '' ? {} : { 'If-Match': `"${object.etag}"` } },
+        '',
+        [200],
+      );
     } catch (err) {
+      if ((err as { code?: unknown }).code === 'PreconditionFailed') throw new ObjectChangedError(object.key, 'the store answered 412 to If-Match');
       throw toObjectStoreError(err, what);
     }
     const headers = body.headers ?? {};
+    const etag = unquote(headers.etag as string | undefined);
+    if (object.etag !== '' && etag !== '' && etag !== object.etag) {
+      body.destroy?.();
+      throw new ObjectChangedError(object.key, `listed ETag ${object.etag}, sent ${etag}`);
+    }
     const length = Number(headers['content-length']);
     const announcedBytes = Number.isSafeInteger(length) && length >= 0 ? length : null;
     let bytes = 0;
@@ -100,15 +167,20 @@ export class MinioObjectStore implements ObjectStore {
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         bytes += chunk.length;
+        // never more than the object listed or announced: the space reserved for it in the cache is that much
+        if (bytes > Math.max(object.size, announcedBytes ?? 0)) {
+          done(new ObjectStoreError(`${what}: more bytes than the ${announcedBytes ?? object.size} announced`));
+          return;
+        }
         onProgress(bytes, announcedBytes);
         done(null, chunk);
       },
     });
     try {
-      await pipeline(body, counter, fs.createWriteStream(file), { signal });
+      await pipeline(body, counter, this.sink(file), { signal });
     } catch (err) {
       throw toObjectStoreError(err, what);
     }
-    return { etag: unquote(headers.etag as string | undefined), bytes, announcedBytes, lastModified: toStoreTime(headers['last-modified']) };
+    return { etag: etag === '' ? object.etag : etag, bytes, announcedBytes, lastModified: toStoreTime(headers['last-modified']) };
   }
 }

@@ -5,13 +5,15 @@ import type { Count } from '../metrics/metrics.js';
 import type { TenantRegistry } from '../tenants/registry.js';
 import type { TenantEntry } from '../tenants/tenants.js';
 import { checkSqliteFile, isCachedCopy, recordCachedObject, tempPathFor } from './cache-files.js';
+import type { Reservation } from './cache-budget.js';
 import type { ListedTenant, TenantFileName } from './layout.js';
-import type { ObjectStore, StoredObject } from './object-store.js';
+import { ObjectChangedError, type ObjectStore, type StoredObject } from './object-store.js';
 
-/** Bytes of a tenant's running transfer. */
+/** Bytes of a tenant's running transfer, and when it began (ms, performance.now()). */
 export interface TransferProgress {
   bytesDone: number;
   bytesTotal: number;
+  startedMs: number;
 }
 
 /** What one tenant's sync needs. */
@@ -24,18 +26,43 @@ export interface TenantDownloadContext {
   readonly progress: Map<string, TransferProgress>;
   /** Runs a transfer within the STORE_CONCURRENCY bound. */
   readonly limited: <T>(task: () => Promise<T>) => Promise<T>;
+  /** Sets aside room in the cache for `bytes` written into the tenant's folder before the first of them (a bounded cache waits for it). */
+  readonly reserve: (compositeId: string, bytes: number) => Promise<Reservation>;
+  /** Counts the tenant's folder again once the transfer's files are in place (before its room is given back). */
+  readonly settle: (entry: TenantEntry) => void;
   /** Bytes received from the store (metrics). */
   readonly downloadedBytes: Count;
 }
 
+/**
+ * How a tenant's sync ended: nothing to transfer (`current`), new files in service (`installed`, with the bytes
+ * transferred), a failure that may pass (`failed`: the store away, the disk full, no room), an object that fails its
+ * checks while the store keeps it (`broken`), or the store holding other objects than those listed (`changed`: list
+ * again).
+ */
+export type SyncOutcome =
+  | { kind: 'current' }
+  | { kind: 'installed'; bytes: number }
+  | { kind: 'failed' | 'broken' | 'changed'; error: string };
+
+/** Room a cache without bound gives: no waiting, nothing counted. */
+export const UNBOUNDED_ROOM = (_compositeId: string, bytes: number): Promise<Reservation> =>
+  Promise.resolve({ bytes, grow: () => true, release: () => {} });
+
+/** Room for the manifest rewritten beside a download (its temporary copy and the new file). */
+const MANIFEST_ROOM = 4096;
+
 const hasLiveHandle = (entry: TenantEntry): boolean => entry.handle !== null && !entry.handle.isClosed;
+
+/** A downloaded file is no SQLite database, while the store keeps the object: it will not pass by trying again. */
+class CheckFailed extends Error {}
 
 /**
  * Brings one listed tenant's cached files up to date. A file whose object ETag and size match the cached copy
  * is not transferred; a new `kls.sqlite` is downloaded to a temporary file, checked, renamed over the old one
  * and swapped in (generation + 1). Failures leave the tenant in status `error` with the previous file in service.
  */
-export async function syncTenantFiles(ctx: TenantDownloadContext, listed: ListedTenant): Promise<void> {
+export async function syncTenantFiles(ctx: TenantDownloadContext, listed: ListedTenant): Promise<SyncOutcome> {
   const entry = ctx.registry.ensureEntry(listed.pack, listed.slug);
   const sisPath = path.join(entry.dir, 'sis.sqlite');
   const klsCurrent = hasLiveHandle(entry) && isCachedCopy(entry.dir, 'kls.sqlite', listed.kls);
@@ -49,22 +76,24 @@ export async function syncTenantFiles(ctx: TenantDownloadContext, listed: Listed
   if (klsCurrent && sisCurrent) {
     entry.status = 'ready';
     entry.error = null;
-    return;
+    return { kind: 'current' };
   }
   const transfers: Array<{ name: TenantFileName; object: StoredObject }> = [];
   if (!klsCurrent) transfers.push({ name: 'kls.sqlite', object: listed.kls });
   if (!sisCurrent && listed.sis !== null) transfers.push({ name: 'sis.sqlite', object: listed.sis });
+  const bytesTotal = transfers.reduce((sum, t) => sum + t.object.size, 0);
 
-  await ctx.limited(async () => {
-    if (ctx.signal.aborted) return;
-    const progress: TransferProgress = { bytesDone: 0, bytesTotal: transfers.reduce((sum, t) => sum + t.object.size, 0) };
+  const outcome = await ctx.limited(async (): Promise<SyncOutcome> => {
+    if (ctx.signal.aborted) return { kind: 'failed', error: 'download stopped (shutdown)' };
+    const progress: TransferProgress = { bytesDone: 0, bytesTotal, startedMs: performance.now() };
     ctx.progress.set(entry.compositeId, progress);
     entry.status = 'downloading';
     entry.error = null;
+    let room: Reservation | null = null;
     try {
+      room = await ctx.reserve(entry.compositeId, bytesTotal + MANIFEST_ROOM);
       let finished = 0;
       for (const transfer of transfers) {
-        entry.status = 'downloading';
         await transferFile(ctx, entry, transfer.name, transfer.object, (done) => {
           progress.bytesDone = finished + done;
         });
@@ -73,16 +102,23 @@ export async function syncTenantFiles(ctx: TenantDownloadContext, listed: Listed
       }
       entry.hasSis = fs.existsSync(sisPath);
       entry.status = hasLiveHandle(entry) ? 'ready' : 'error';
+      return { kind: 'installed', bytes: bytesTotal };
     } catch (err) {
+      const kind = err instanceof ObjectChangedError ? 'changed' : err instanceof CheckFailed ? 'broken' : 'failed';
       entry.status = 'error';
       entry.error = (err as Error).message;
-      ctx.log.error({ tenant: entry.compositeId, err: entry.error }, 'tenant download failed; the previous file stays in service');
+      if (kind !== 'changed') ctx.log.error({ tenant: entry.compositeId, err: entry.error }, 'tenant download failed; the previous file stays in service');
+      return { kind, error: entry.error };
     } finally {
       ctx.progress.delete(entry.compositeId);
+      // counted before the room goes back, so that the files are never counted by neither
+      ctx.settle(entry);
+      room?.release();
     }
   });
   // A tenant that vanished from the store while this ran is no longer listed: close what it opened.
   if (ctx.registry.get(entry.compositeId) !== entry) entry.handle?.retire();
+  return outcome;
 }
 
 /** Downloads one object to a temporary file beside its target, checks it, renames it over the target (a swap for kls.sqlite). */
@@ -97,20 +133,31 @@ async function transferFile(
   const temp = tempPathFor(entry.dir, name);
   let counted = 0;
   try {
-    const received = await ctx.objects.download(
-      object.key,
-      temp,
-      (done) => {
-        ctx.downloadedBytes.inc(done - counted);
-        counted = done;
-        onBytes(done);
-      },
-      ctx.signal,
-    );
+    let received;
     try {
-      checkSqliteFile(temp, received.announcedBytes ?? object.size);
+      received = await ctx.objects.download(
+        object,
+        temp,
+        (done) => {
+          ctx.downloadedBytes.inc(done - counted);
+          counted = done;
+          onBytes(done);
+        },
+        ctx.signal,
+      );
     } catch (err) {
-      throw new Error(`${name}: ${(err as Error).message}`);
+      if (!ctx.signal.aborted && !(err instanceof ObjectChangedError)) await throwWhenChanged(ctx.objects, object);
+      throw err;
+    }
+    const expected = received.announcedBytes ?? object.size;
+    // the object listed, still there when its last byte arrived: a store that writes an object in place (s3rver)
+    // could have sent parts of two
+    await throwWhenChanged(ctx.objects, object);
+    if (received.bytes !== expected) throw new Error(`${name}: incomplete download: ${received.bytes} of ${expected} bytes`);
+    try {
+      checkSqliteFile(temp, null);
+    } catch (err) {
+      throw new CheckFailed(`${name}: ${(err as Error).message}`);
     }
     if (ctx.signal.aborted) throw new Error(`${name}: download stopped (shutdown)`);
     // The object's time, not the download's: every instance then reports the same mtime for the same object.
@@ -119,13 +166,27 @@ async function transferFile(
     const target = path.join(entry.dir, name);
     fs.renameSync(temp, target);
     if (name === 'kls.sqlite' && !ctx.registry.install(entry, fs.statSync(target))) {
-      throw new Error(entry.error ?? `${name}: the downloaded file does not open`);
+      throw new CheckFailed(entry.error ?? `${name}: the downloaded file does not open`);
     }
-    recordCachedObject(entry.dir, name, { etag: received.etag === '' ? object.etag : received.etag, size: received.bytes });
+    recordCachedObject(entry.dir, name, { etag: received.etag, size: received.bytes });
     ctx.log.info({ tenant: entry.compositeId, file: name, bytes: received.bytes, generation: entry.generation }, 'tenant file downloaded');
   } finally {
     fs.rmSync(temp, { force: true });
   }
+}
+
+/**
+ * Throws ObjectChangedError when the store holds another object under the key than the one listed (a HEAD
+ * request); nothing when the store does not answer (the caller's own failure, if any, is the one to report).
+ */
+async function throwWhenChanged(objects: ObjectStore, object: StoredObject): Promise<void> {
+  let now: { etag: string; size: number };
+  try {
+    now = await objects.stat(object.key);
+  } catch {
+    return;
+  }
+  if (now.etag !== object.etag || now.size !== object.size) throw new ObjectChangedError(object.key, `listed ETag ${object.etag}, now ${now.etag}`);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.js';
-import type { RefreshRequest, TenantSource } from '../ports/server-state.js';
+import type { RefreshAnswer, RefreshRequest, TenantSource } from '../ports/server-state.js';
 import type { Tenants } from '../tenants/tenants.js';
 import type { KlsStore } from './kls-store.js';
 import { refresh } from './refresh.js';
@@ -14,11 +14,11 @@ export class StoreSource implements TenantSource {
     private readonly klsMode: 'local' | 'store',
   ) {}
 
-  status(view: Tenants): Schemas['StoreStatusInactive'] | Schemas['StoreStatusActive'] {
-    return this.store === null ? { active: false } : toApiStoreStatus(view, this.store);
+  status(view: Tenants, includeCache = false): Schemas['StoreStatusInactive'] | Schemas['StoreStatusActive'] {
+    return this.store === null ? { active: false } : toApiStoreStatus(view, this.store, includeCache);
   }
 
-  refresh(request: RefreshRequest, view: Tenants): Promise<Schemas['RefreshSkipped'] | Schemas['RefreshAccepted']> {
+  refresh(request: RefreshRequest, view: Tenants): Promise<RefreshAnswer> {
     return refresh(request, { tenants: view, store: this.store, klsMode: this.klsMode });
   }
 }

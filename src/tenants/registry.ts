@@ -6,8 +6,9 @@ import type { Logger } from '../logger.js';
 import type { Count } from '../metrics/metrics.js';
 import { DEFAULT_TENANT_HANDLES_MAX, HandlePool } from './handle-pool.js';
 import { KlsHandle, stampOf } from './kls-handle.js';
-import { SLUG_PATTERN, compositeIdOf } from './tenants.js';
-import { EVERY_TENANT, type TenantScope } from './tenants.js';
+import { isReplaced, scanKlsDir } from './local-scan.js';
+import { compositeIdOf, EVERY_TENANT, type TenantScope } from './tenants.js';
+import { isInService, type FileProvider } from './file-provider.js';
 import { resolveTenant, withLeasedKls, type KlsLease, type TenantEntry, type TenantFileStat, type TenantInput, type Tenants } from './tenants.js';
 
 /** Per-tenant state (docs/object-store.md, "Sync"). */
@@ -22,6 +23,9 @@ export class TenantRegistry implements Tenants {
   /** `entries` ordered by composite ID, made on the first list() after a tenant came or went. */
   private ordered: readonly TenantEntry[] | null = null;
   private readonly installedListeners: ((entry: TenantEntry) => void)[] = [];
+  private readonly unloadedListeners: ((entry: TenantEntry) => void)[] = [];
+  /** Store mode with a bounded cache: fetches a tenant's file on its first lease; null: every file is there or not. */
+  private provider: FileProvider | null = null;
   /** Open connections over all tenants, bounded by TENANT_HANDLES_MAX (idle ones close, least recently used first). */
   private readonly pool: HandlePool;
   /** Tenants whose connection could not be opened again (status error until a lease succeeds). */
@@ -68,12 +72,38 @@ export class TenantRegistry implements Tenants {
     return resolveTenant(this, value, where);
   }
 
+  /** Has `provider` put the file of a tenant that has none in service when it is leased (store mode, bounded cache). */
+  provideFilesWith(provider: FileProvider): void {
+    this.provider = provider;
+  }
+
+  /**
+   * Leases the current connection of a tenant. A tenant without a file in service waits for the file provider
+   * (store mode, bounded cache: the fetch, for a bounded time); without one, or when it fails, 503 with Retry-After.
+   * A tenant whose file is in service is leased before this returns, with no turn of the event loop in between.
+   */
+  async lease(entry: TenantEntry): Promise<KlsLease> {
+    const provider = this.provider;
+    if (provider === null || isInService(entry)) return this.leaseNow(entry, provider === null ? 'untracked' : 'hit');
+    const unpin = await provider.provide(entry);
+    try {
+      return this.leaseNow(entry, 'fetched');
+    } finally {
+      unpin();
+    }
+  }
+
+  /** Leases a tenant whose file is in service now, fetching nothing (503 otherwise): for work the server starts itself. */
+  leaseCached(entry: TenantEntry): KlsLease {
+    return this.leaseNow(entry, 'untracked');
+  }
+
   /**
    * Leases the current connection of a ready tenant; 503 with Retry-After when it has none yet. A connection
    * closed while idle is opened again on the same file and generation; when the path names another file by now,
    * that file is swapped in first (generation + 1), as the local scan or a download would have done.
    */
-  lease(entry: TenantEntry): KlsLease {
+  private leaseNow(entry: TenantEntry, use: 'hit' | 'fetched' | 'untracked'): KlsLease {
     let handle = entry.handle;
     if (handle !== null && !handle.isOpen && !handle.isRetired) handle = this.revive(entry, handle);
     if (handle === null || handle.isRetired) {
@@ -93,7 +123,18 @@ export class TenantRegistry implements Tenants {
       entry.status = 'ready';
       entry.error = null;
     }
-    return { db: handle.db, generation: handle.generation, entry, release };
+    const provider = this.provider;
+    if (provider === null || use === 'untracked') return { db: handle.db, generation: handle.generation, entry, release };
+    provider.used(entry, use === 'fetched');
+    return {
+      db: handle.db,
+      generation: handle.generation,
+      entry,
+      release: () => {
+        release();
+        provider.idle(entry);
+      },
+    };
   }
 
   /** Runs `read` on a leased connection of the tenant named by `value`, releasing it afterwards. */
@@ -101,53 +142,26 @@ export class TenantRegistry implements Tenants {
     return withLeasedKls(this, value, read);
   }
 
-  /** Stats the tenant's file (no query); in local mode a replaced file is swapped in first. */
+  /**
+   * Stats the tenant's file (no query); in local mode a replaced file is swapped in first. A tenant whose file is not
+   * in the cache (store mode, bounded cache) is described by its file provider, from the store's listing.
+   */
   statFile(entry: TenantEntry): TenantFileStat {
     let stat: fs.Stats;
     try {
       stat = fs.statSync(entry.klsPath);
     } catch {
+      const described = isInService(entry) ? null : this.provider?.describe(entry);
+      if (described !== null && described !== undefined) return described;
       throw tenantUnavailable(entry.compositeId, RETRY_AFTER_SECONDS);
     }
-    if (this.source === 'local' && this.isReplaced(entry, stat)) this.install(entry, stat);
+    if (this.source === 'local' && isReplaced(entry, stat)) this.install(entry, stat);
     return { generation: entry.generation, mtime: stat.mtime.toISOString(), sizeMb: toMb(stat.size) };
   }
 
-  /** Local mode: discovers tenants, swaps replaced files, drops tenants whose file vanished. */
+  /** Local mode: discovers tenants, swaps replaced files, drops tenants whose file vanished (local-scan.ts). */
   scanLocal(): void {
-    let packs: string[];
-    try {
-      fs.accessSync(this.klsDir, fs.constants.R_OK | fs.constants.X_OK);
-      packs = readDirNames(this.klsDir);
-    } catch (err) {
-      // An unreadable KLS_DIR is a fault to report (health says so), not proof that every tenant is gone:
-      // the files in service stay in service until the folder can be read again.
-      this.log.warn({ klsDir: this.klsDir, err: (err as Error).message }, 'KLS_DIR not readable; tenants kept');
-      return;
-    }
-    const seen = new Set<string>();
-    for (const pack of packs) {
-      if (!SLUG_PATTERN.test(pack)) continue;
-      for (const slug of readDirNames(path.join(this.klsDir, pack))) {
-        if (!SLUG_PATTERN.test(slug)) continue;
-        const dir = path.join(this.klsDir, pack, slug);
-        const klsPath = path.join(dir, 'kls.sqlite');
-        let stat: fs.Stats;
-        try {
-          stat = fs.statSync(klsPath);
-        } catch {
-          continue;
-        }
-        if (!stat.isFile()) continue;
-        const entry = this.ensureEntry(pack, slug);
-        seen.add(entry.compositeId);
-        entry.hasSis = fs.existsSync(path.join(dir, 'sis.sqlite'));
-        if (this.isReplaced(entry, stat)) this.install(entry, stat);
-      }
-    }
-    for (const entry of this.list()) {
-      if (!seen.has(entry.compositeId)) this.remove(entry.compositeId);
-    }
+    scanKlsDir(this, this.log);
   }
 
   /** Adds (or returns) the entry for `<pack>.<slug>` in status pending. */
@@ -223,6 +237,31 @@ export class TenantRegistry implements Tenants {
     this.installedListeners.push(listener);
   }
 
+  /** Calls `listener` after a tenant's file is taken out of service and left to be deleted (unload). */
+  onUnloaded(listener: (entry: TenantEntry) => void): void {
+    this.unloadedListeners.push(listener);
+  }
+
+  /**
+   * Takes the tenant's file out of service, keeping the tenant (store mode, bounded cache: evicted). The caller
+   * has made sure no lease holds it; its connection closes now, and the listeners close what else reads the folder.
+   */
+  unload(entry: TenantEntry): void {
+    entry.handle?.retire();
+    entry.handle = null;
+    entry.stamp = null;
+    entry.status = 'pending';
+    entry.error = null;
+    this.unopenable.delete(entry);
+    for (const listener of this.unloadedListeners) {
+      try {
+        listener(entry);
+      } catch (err) {
+        this.log.error({ tenant: entry.compositeId, err: (err as Error).message }, 'a listener of unloaded tenants failed');
+      }
+    }
+  }
+
   /** Forgets a tenant; its connection closes once drained. */
   remove(compositeId: string): void {
     const entry = this.entries.get(compositeId);
@@ -240,11 +279,6 @@ export class TenantRegistry implements Tenants {
     this.entries.clear();
     this.ordered = null;
     this.unopenable.clear();
-  }
-
-  private isReplaced(entry: TenantEntry, stat: fs.Stats): boolean {
-    const s = entry.stamp;
-    return s === null || s.ino !== stat.ino || s.size !== stat.size || s.mtimeMs !== stat.mtimeMs;
   }
 
   /**
@@ -291,18 +325,6 @@ export class TenantRegistry implements Tenants {
     this.unopenable.add(entry);
     entry.status = 'error';
     entry.error = `cannot open ${path.basename(entry.klsPath)} again: ${err.message}`;
-  }
-}
-
-function readDirNames(dir: string): string[] {
-  try {
-    return fs
-      .readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
-      .sort();
-  } catch {
-    return [];
   }
 }
 

@@ -74,8 +74,8 @@ export interface Tenants {
   get(compositeId: string): TenantEntry | undefined;
   /** Resolves a slug or composite ID among the tenants in scope: 400 malformed, 404 unknown, 409 ambiguous slug. */
   resolve(value: string, where?: TenantInput): TenantEntry;
-  /** Leases the current connection of a resolved tenant; 503 with Retry-After when it has none yet. */
-  lease(entry: TenantEntry): KlsLease;
+  /** Leases the current connection of a resolved tenant, its file fetched first when not cached; 503 with Retry-After when it has none in time. */
+  lease(entry: TenantEntry): Promise<KlsLease>;
   /** Runs `read` on a leased connection of the tenant named by `value`, releasing it afterwards. */
   withKls<T>(value: string, read: (db: Database.Database, entry: TenantEntry) => T | Promise<T>): Promise<T>;
   /** Stats a resolved tenant's file (no query). */
@@ -125,7 +125,7 @@ export function withLeasedKls<T>(
 
 /** Runs `read` on a leased connection of the resolved tenant `entry`, releasing it afterwards (503 while it has none). */
 export async function readLeased<T>(tenants: Pick<Tenants, 'lease'>, entry: TenantEntry, read: (db: Database.Database, entry: TenantEntry) => T | Promise<T>): Promise<T> {
-  const lease = tenants.lease(entry);
+  const lease = await tenants.lease(entry);
   try {
     return await read(lease.db, lease.entry);
   } finally {
@@ -175,7 +175,7 @@ export class ScopedTenants implements Tenants {
     return entry;
   }
 
-  lease(entry: TenantEntry): KlsLease {
+  lease(entry: TenantEntry): Promise<KlsLease> {
     return this.all.lease(entry);
   }
 

@@ -45,6 +45,12 @@ export interface TestObjectStore {
   resetTraffic(): void;
   /** Paces object downloads: each body chunk (64 KiB) waits `msPerChunk` before the next; null for full speed. */
   slowDownloads(msPerChunk: number | null): void;
+  /**
+   * Answers every listing page after the first with 500, or, off, lets s3rver answer. (In a process without
+   * OpenSSL's legacy provider s3rver answers 500 already to the first page of a listing past 1,000 keys: the DES it
+   * encrypts the continuation token with is refused; s3rver-process.ts runs it with that provider.)
+   */
+  failLaterListingPages(on: boolean): void;
   /** Stops answering (connections refused) until restart(). */
   stop(): Promise<void>;
   restart(): Promise<void>;
@@ -99,6 +105,9 @@ function pace(res: http.ServerResponse, ms: number): void {
   }) as typeof res.end;
 }
 
+/** Objects up to this size are written in one PUT: s3rver does not list incomplete multipart uploads, which minio asks for first. */
+const SINGLE_PART_BYTES = 1024 * 1024 * 1024;
+
 /** Starts s3rver over a fresh temporary directory on a free loopback port and creates `bucket`. */
 export async function startObjectStore(bucket = 'kls-test'): Promise<TestObjectStore> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-s3rver-'));
@@ -107,7 +116,14 @@ export async function startObjectStore(bucket = 'kls-test'): Promise<TestObjectS
   const respond = s3rver.callback();
   const traffic: StoreTraffic = { objectGets: 0, bytes: 0, lists: 0, cutOff: 0 };
   let msPerChunk: number | null = null;
+  let failLaterPages = false;
   const server = http.createServer((req, res) => {
+    if (failLaterPages && /list-type=2/.test(req.url ?? '') && /continuation-token=/.test(req.url ?? '')) {
+      traffic.lists += 1;
+      res.writeHead(500, { 'Content-Type': 'application/xml' });
+      res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>');
+      return;
+    }
     if (isObjectGet(req)) {
       traffic.objectGets += 1;
       if (msPerChunk !== null) pace(res, msPerChunk);
@@ -133,7 +149,7 @@ export async function startObjectStore(bucket = 'kls-test'): Promise<TestObjectS
   await listen(0);
   const port = (server.address() as AddressInfo).port;
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new Minio.Client({ endPoint: '127.0.0.1', port, useSSL: false, accessKey: 'S3RVER', secretKey: 'S3RVER', region: 'us-east-1', pathStyle: true });
+  const client = new Minio.Client({ endPoint: '127.0.0.1', port, useSSL: false, accessKey: 'S3RVER', secretKey: 'S3RVER', region: 'us-east-1', pathStyle: true, partSize: SINGLE_PART_BYTES });
   let running = true;
   const stop = async () => {
     if (!running) return;
@@ -173,6 +189,9 @@ export async function startObjectStore(bucket = 'kls-test'): Promise<TestObjectS
     },
     slowDownloads(ms) {
       msPerChunk = ms;
+    },
+    failLaterListingPages(on) {
+      failLaterPages = on;
     },
     resetTraffic() {
       traffic.objectGets = 0;

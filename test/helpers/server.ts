@@ -4,6 +4,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { generateDemo } from '../../src/demo/generate.js';
 import type { OidcTiming } from '../../src/auth/oidc.js';
+import type { FileSink } from '../../src/store/object-store.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { startServer, type RunningServer, type ServerTiming } from '../../src/server.js';
 import type { DepsOptions } from '../../src/deps.js';
@@ -35,10 +36,20 @@ export interface TestServer extends RunningServer {
 /**
  * Starts the real server (createDeps + createApp + listen on port 0) with extra environment `env`, logging to
  * `log` when given (else nowhere), with the OpenID provider timing `oidcTiming`, the clock `now`, the `readers` of
- * long reads and the server's `timing` (keep-alive timeout, shutdown delay's wait) when given.
+ * long reads, the server's `timing` (keep-alive timeout, shutdown delay's wait) and where store downloads write
+ * (`storeFileSink`) when given.
  */
 export async function startTestServer(
-  options: { env?: Record<string, string>; dataDir?: string; log?: Logger; oidcTiming?: OidcTiming; now?: () => number; readers?: DepsOptions['readers']; timing?: ServerTiming } = {},
+  options: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    log?: Logger;
+    oidcTiming?: OidcTiming;
+    now?: () => number;
+    readers?: DepsOptions['readers'];
+    timing?: ServerTiming;
+    storeFileSink?: FileSink;
+  } = {},
 ): Promise<TestServer> {
   const own = options.dataDir === undefined ? tempDir('ads-test-') : null;
   const dataDir = options.dataDir ?? own!.dir;
@@ -52,7 +63,12 @@ export async function startTestServer(
     GIT_WORKSPACES_DIR: '',
     ...options.env,
   });
-  const server = await startServer(config, options.log ?? createLogger(config.logLevel), { oidcTiming: options.oidcTiming, now: options.now, readers: options.readers }, options.timing);
+  const server = await startServer(
+    config,
+    options.log ?? createLogger(config.logLevel),
+    { oidcTiming: options.oidcTiming, now: options.now, readers: options.readers, storeFileSink: options.storeFileSink },
+    options.timing,
+  );
   return {
     ...server,
     dataDir,

@@ -1,15 +1,23 @@
+import type { FileSink } from '../../src/store/object-store.js';
 import { call } from './http.js';
 import type { TestObjectStore } from './s3rver.js';
 import { startTestServer, tempDir, type TestServer } from './server.js';
 import { until } from './until.js';
 
-/** A store-mode server over `store`; `dataDir` given = that cache, else an empty one removed on close. */
+/**
+ * A store-mode server over `store`; `dataDir` given = that cache, else an empty one removed on close; downloads
+ * written through `storeFileSink` when given.
+ */
 export async function startStoreModeServer(
-  store: TestObjectStore,
-  options: { env?: Record<string, string>; dataDir?: string } = {},
+  store: Pick<TestObjectStore, 'env'>,
+  options: { env?: Record<string, string>; dataDir?: string; storeFileSink?: FileSink } = {},
 ): Promise<TestServer> {
   const own = options.dataDir === undefined ? tempDir('ads-store-') : null;
-  const server = await startTestServer({ dataDir: options.dataDir ?? own!.dir, env: store.env(options.env) });
+  const server = await startTestServer({
+    dataDir: options.dataDir ?? own!.dir,
+    env: store.env(options.env),
+    ...(options.storeFileSink === undefined ? {} : { storeFileSink: options.storeFileSink }),
+  });
   return {
     ...server,
     async close() {

@@ -43,6 +43,29 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ KLS_MODE: 'store' })).to.throw(ConfigError, /S3_ENDPOINT.*S3_BUCKET/);
   });
 
+  it('bounds the store cache only when STORE_CACHE_MAX_MB is set, and reads the warm list, the fetch wait and the poll', () => {
+    const store = { KLS_MODE: 'store', S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'kls' };
+    expect(loadConfig(store).storeCache).to.deep.equal({ maxBytes: null, warm: [], fetchWaitMs: 10_000, pollSeconds: null });
+    const bounded = loadConfig({ ...store, STORE_CACHE_MAX_MB: '512', STORE_WARM: ' ost.kantonsspital, west.*,ost.kantonsspital ', STORE_FETCH_WAIT_MS: '0', STORE_POLL_S: '300' });
+    expect(bounded.storeCache).to.deep.equal({ maxBytes: 512 * 1024 * 1024, warm: ['ost.kantonsspital', 'west.*'], fetchWaitMs: 0, pollSeconds: 300 });
+  });
+
+  it('refuses a cache bound of 0, warm entries that are neither tenant nor pack, and a poll of 0 seconds', () => {
+    const store = { KLS_MODE: 'store', S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'kls' };
+    for (const [name, value] of [
+      ['STORE_CACHE_MAX_MB', '0'],
+      ['STORE_CACHE_MAX_MB', '1.5'],
+      ['STORE_WARM', 'kantonsspital'],
+      ['STORE_WARM', 'ost.*.x'],
+      ['STORE_WARM', '*.kantonsspital'],
+      ['STORE_WARM', 'ost/../x.y'],
+      ['STORE_POLL_S', '0'],
+      ['STORE_FETCH_WAIT_MS', '600001'],
+    ] as const) {
+      expect(() => loadConfig({ ...store, [name]: value }), `${name}=${value}`).to.throw(ConfigError, new RegExp(name));
+    }
+  });
+
   it('has no sign-in by default and limits costly work per caller', () => {
     const config = loadConfig({});
     expect(config.auth).to.deep.equal({ mode: 'none' });

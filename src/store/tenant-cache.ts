@@ -1,0 +1,254 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Problem, tenantUnavailable } from '../common/problems.js';
+import type { Logger } from '../logger.js';
+import type { StoreCacheMetrics } from '../metrics/metrics.js';
+import { isInService, type FileProvider } from '../tenants/file-provider.js';
+import { toMb, type TenantRegistry } from '../tenants/registry.js';
+import type { TenantEntry, TenantFileStat } from '../tenants/tenants.js';
+import { CacheBudget, type Evictor } from './cache-budget.js';
+import { readManifestTime } from './cache-files.js';
+import type { ListedTenant } from './layout.js';
+import type { BuildRoom, SidecarSpace } from '../search/build-room.js';
+
+/** Where a tenant stands in the bounded cache (the `cache` member of store-status with `include_cache=true`). */
+export type CacheState = 'not-fetched' | 'fetching' | 'cached' | 'evicted' | 'too-large';
+
+/** What the cache needs of the store: the last listing, and fetches that one tenant's requests share. */
+export interface FetchSource {
+  /** The tenant as the last listing showed it, undefined when it was not listed. */
+  listed(compositeId: string): ListedTenant | undefined;
+  /** Starts the tenant's fetch, or joins the one running; resolves when it has ended, put in service or not. */
+  fetch(compositeId: string): Promise<void>;
+  /** Whether a sync of the tenant (a fetch, a refresh's transfer) is running. */
+  isBusy(compositeId: string): boolean;
+  /** Seconds until the tenant's running transfer is expected to end, null when unknown. */
+  secondsLeft(compositeId: string): number | null;
+}
+
+/** Retry-After of a fetch that failed (the store away, the disk full): the next request tries again. */
+const RETRY_FAILED_FETCH_S = 5;
+/** Retry-After of a tenant whose object failed its checks: fetched again only once the store holds another one. */
+const RETRY_BROKEN_OBJECT_S = 30;
+
+/** Bytes of the regular files in a tenant's folder (its files, search indexes, manifest, temporary files); 0 when it has none. */
+export function folderBytes(dir: string): number {
+  let names: fs.Dirent[];
+  try {
+    names = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  let total = 0;
+  for (const name of names) {
+    if (!name.isFile()) continue;
+    try {
+      total += fs.statSync(path.join(dir, name.name)).size;
+    } catch {
+      // deleted since the listing of the folder
+    }
+  }
+  return total;
+}
+
+/**
+ * The bounded cache of store mode (STORE_CACHE_MAX_MB): puts a tenant's file in service on its first lease through
+ * the store's fetch (requests for one tenant share it and wait at most `fetchWaitMs`), and evicts least recently
+ * used idle tenants, closing their files and deleting their folders, when a write needs room. A tenant is never
+ * evicted while a lease holds its file, a sync of it runs, or a request waits for it (pinned).
+ */
+export class TenantCache implements FileProvider, Evictor, SidecarSpace {
+  readonly budget: CacheBudget;
+  /** Tenants evicted since the start. */
+  evictions = 0;
+  private readonly pins = new Map<string, number>();
+  private readonly evicted = new Set<string>();
+  /** Tenants whose listed files are larger than the whole cache (status error until they fit). */
+  private readonly tooLarge = new Set<string>();
+  /** ETag of a tenant's object that failed its checks (not SQLite, incomplete): not fetched again until it changes. */
+  private readonly broken = new Map<string, { etag: string; error: string }>();
+
+  constructor(
+    private readonly registry: TenantRegistry,
+    private readonly source: FetchSource,
+    maxBytes: number,
+    private readonly fetchWaitMs: number,
+    private readonly metrics: StoreCacheMetrics,
+    private readonly log: Logger,
+  ) {
+    this.budget = new CacheBudget(maxBytes, this);
+    metrics.watch(() => ({ usedBytes: this.budget.usedBytes, reservedBytes: this.budget.reservedBytes, maxBytes }));
+  }
+
+  /**
+   * Counts the tenants cached at start (in service after the scan of KLS_DIR), the most recently fetched last, and
+   * evicts the oldest while they hold more than the bound (a bound lowered since the last run).
+   */
+  adoptCached(): void {
+    const cached = this.registry.list().filter(isInService);
+    cached.sort((a, b) => readManifestTime(a.dir) - readManifestTime(b.dir));
+    for (const entry of cached) this.budget.settle(entry.compositeId, folderBytes(entry.dir));
+    for (const id of this.budget.tenants()) {
+      if (this.budget.freeBytes >= 0) break;
+      if (this.canEvict(id)) this.evict(id);
+    }
+  }
+
+  /** The tenant's state in the cache. */
+  stateOf(entry: TenantEntry): CacheState {
+    const listed = this.source.listed(entry.compositeId);
+    if (listed !== undefined && this.isTooLarge(listed)) return 'too-large';
+    if (isInService(entry)) return 'cached';
+    if (this.source.isBusy(entry.compositeId)) return 'fetching';
+    return this.evicted.has(entry.compositeId) ? 'evicted' : 'not-fetched';
+  }
+
+  /** Whether the tenant's listed files alone are larger than the whole cache. */
+  isTooLarge(listed: ListedTenant): boolean {
+    return listed.kls.size + (listed.sis?.size ?? 0) > this.budget.maxBytes;
+  }
+
+  /**
+   * Marks a tenant whose listed files are larger than the whole cache as status `error` with the reason (a file in
+   * service stays, not updated), or takes the mark away once they fit; true when too large.
+   */
+  judgeSize(entry: TenantEntry, listed: ListedTenant): boolean {
+    if (this.isTooLarge(listed)) {
+      this.tooLarge.add(entry.compositeId);
+      entry.status = 'error';
+      entry.error = this.tooLargeMessage(listed);
+      return true;
+    }
+    if (this.tooLarge.delete(entry.compositeId)) {
+      entry.status = isInService(entry) ? 'ready' : 'pending';
+      entry.error = null;
+    }
+    return false;
+  }
+
+  /** The message a tenant larger than the cache gets (store-status `error`, the detail of its 503). */
+  tooLargeMessage(listed: ListedTenant): string {
+    const bytes = listed.kls.size + (listed.sis?.size ?? 0);
+    return `the files of tenant "${listed.compositeId}" (${toMb(bytes)} MB) are larger than the whole cache (STORE_CACHE_MAX_MB=${toMb(this.budget.maxBytes)}): it is never fetched`;
+  }
+
+  async provide(entry: TenantEntry): Promise<() => void> {
+    const id = entry.compositeId;
+    const listed = this.source.listed(id);
+    if (listed === undefined) throw tenantUnavailable(id, RETRY_FAILED_FETCH_S);
+    if (this.isTooLarge(listed)) throw new Problem('tenant-too-large', this.tooLargeMessage(listed));
+    const broken = this.broken.get(id);
+    if (broken !== undefined && broken.etag === listed.kls.etag) throw unusable(id, broken.error, RETRY_BROKEN_OBJECT_S);
+    this.metrics.misses.inc();
+    this.pin(id);
+    let pinned = true;
+    try {
+      const ended = await settledWithin(this.source.fetch(id), this.fetchWaitMs);
+      if (!ended) throw tenantUnavailable(id, Math.min(60, Math.max(1, this.source.secondsLeft(id) ?? RETRY_FAILED_FETCH_S)));
+      if (!isInService(entry)) throw this.fetchFailure(entry, listed);
+      pinned = false;
+      return () => this.unpin(id);
+    } finally {
+      if (pinned) this.unpin(id);
+    }
+  }
+
+  used(entry: TenantEntry, fetched: boolean): void {
+    this.budget.touch(entry.compositeId);
+    if (!fetched) this.metrics.hits.inc();
+  }
+
+  idle(): void {
+    this.budget.retryWaiting();
+  }
+
+  describe(entry: TenantEntry): TenantFileStat | null {
+    const listed = this.source.listed(entry.compositeId);
+    if (listed?.kls.lastModified === undefined) return null;
+    return { generation: entry.generation, mtime: listed.kls.lastModified.toISOString(), sizeMb: toMb(listed.kls.size) };
+  }
+
+  canEvict(compositeId: string): boolean {
+    if ((this.pins.get(compositeId) ?? 0) > 0 || this.source.isBusy(compositeId)) return false;
+    const entry = this.registry.get(compositeId);
+    return entry === undefined || (entry.handle?.leaseCount ?? 0) === 0;
+  }
+
+  evict(compositeId: string): void {
+    const entry = this.registry.get(compositeId);
+    if (entry === undefined) this.budget.drop(compositeId);
+    else {
+      this.registry.unload(entry);
+      try {
+        fs.rmSync(entry.dir, { recursive: true, force: true });
+      } catch (err) {
+        this.log.error({ tenant: compositeId, err: (err as Error).message }, 'the files of an evicted tenant could not be deleted; they stay counted');
+      }
+      this.evicted.add(compositeId);
+      this.settle(entry);
+    }
+    this.evictions += 1;
+    this.metrics.evictions.inc();
+    this.log.info({ tenant: compositeId, usedBytes: this.budget.usedBytes }, 'tenant evicted from the store cache');
+  }
+
+  claim(compositeId: string, bytes: number): BuildRoom | null {
+    return this.budget.tryReserve(compositeId, bytes);
+  }
+
+  changed(compositeId: string): void {
+    const entry = this.registry.get(compositeId);
+    if (entry !== undefined) this.settle(entry);
+  }
+
+  /** Counts the tenant's folder again, after its files changed (a download ended, an index was built, files deleted). */
+  settle(entry: TenantEntry): void {
+    const bytes = folderBytes(entry.dir);
+    if (bytes === 0 && !isInService(entry)) this.budget.drop(entry.compositeId);
+    else this.budget.settle(entry.compositeId, bytes);
+    if (isInService(entry)) this.evicted.delete(entry.compositeId);
+  }
+
+  /** The object of a tenant failed its checks (`error`): it is not fetched again until the store holds another one. */
+  markBroken(compositeId: string, etag: string, error: string): void {
+    this.broken.set(compositeId, { etag, error });
+  }
+
+  /** Forgets a tenant that left the store (its folder is deleted by the store). */
+  forget(compositeId: string): void {
+    this.budget.drop(compositeId);
+    this.tooLarge.delete(compositeId);
+    this.evicted.delete(compositeId);
+    this.broken.delete(compositeId);
+  }
+
+  private pin(compositeId: string): void {
+    this.pins.set(compositeId, (this.pins.get(compositeId) ?? 0) + 1);
+  }
+
+  private unpin(compositeId: string): void {
+    const left = (this.pins.get(compositeId) ?? 1) - 1;
+    if (left > 0) this.pins.set(compositeId, left);
+    else this.pins.delete(compositeId);
+    if (left <= 0) this.budget.retryWaiting();
+  }
+
+  private fetchFailure(entry: TenantEntry, listed: ListedTenant): Problem {
+    const broken = this.broken.get(entry.compositeId);
+    if (broken !== undefined && broken.etag === listed.kls.etag) return unusable(entry.compositeId, broken.error, RETRY_BROKEN_OBJECT_S);
+    return unusable(entry.compositeId, entry.error ?? 'the fetch failed', RETRY_FAILED_FETCH_S);
+  }
+}
+
+/** 503 with Retry-After for a tenant whose fetch failed (`reason`). */
+const unusable = (compositeId: string, reason: string, retryAfterSeconds: number): Problem =>
+  new Problem('tenant-unavailable', `tenant "${compositeId}" could not be fetched into the cache: ${reason}`, { retryAfterSeconds });
+
+/** Whether `job` settles within `ms` (it runs on either way). */
+function settledWithin(job: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  return Promise.race([job.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
+}
