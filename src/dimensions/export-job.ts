@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ReaderJob, SendReply, SteppedJob } from '../reader-threads/protocol.js';
 import type { DimensionTable } from './dimension-table.js';
 import type { ExportOptions } from './export-options.js';
-import { firstRows, rowEncoder, type ChunkEncoder } from './csv-chunks.js';
+import { CHUNK_BUFFER_BYTES, firstRows, rowEncoder, type ChunkEncoder } from './csv-chunks.js';
 import { inodeOf, openExportConnection, rowCeiling } from './export-connection.js';
 import { exportSelect, matchProbe } from './export-sql.js';
 
@@ -24,29 +24,31 @@ export interface ExportReaderJob extends ReaderJob {
 }
 
 /**
- * What an export says: whether it is truncated (first), chunks of CSV of `records` rows, UTF-8 (transferred from a
- * reader thread), then `end`; or, at once, that the path named another file than the one the main thread read the
- * table from (swapped meanwhile), or none.
+ * What an export says: whether it is truncated (first), chunks of CSV of `records` rows, UTF-8, the first `length`
+ * bytes of `bytes` (transferred from a reader thread), then `end`; or, at once, that the path named another file
+ * than the one the main thread read the table from (swapped meanwhile), or none.
  */
 export type ExportReply =
   | { kind: 'head'; id: number; final: false; truncated: boolean }
-  | { kind: 'chunk'; id: number; final: false; bytes: ArrayBuffer; records: number }
+  | { kind: 'chunk'; id: number; final: false; bytes: ArrayBuffer; length: number; records: number }
   | { kind: 'end'; id: number; final: true }
   | { kind: 'replaced'; id: number; final: true };
 
 /** Matching rows the truncation probe steps through per step. */
 const PROBE_ROWS_PER_STEP = 50_000;
 /**
- * Chunks a reader may be ahead of the stream by (about 256 KiB each): enough that the stream seldom waits for the
- * reader, few enough that a slow client holds about a megabyte, and the job no step, while it does not read.
+ * Chunks a reader may be ahead of the response by (about 256 KiB each): enough that the response seldom waits for
+ * the reader, few enough that a slow client holds about a megabyte, and the job no step, while it does not read.
+ * A chunk counts until the response is done with it; its buffer then comes back with the credit and is filled
+ * again, so an export allocates about this many buffers whatever its size.
  */
 const CHUNKS_AHEAD = 4;
 
 /**
  * One export on a reader (a reader thread, or the main thread with READER_THREADS=off), in steps: open the file
  * (and check it is the one the main thread read the table from), learn whether more than `cap` rows match
- * (answered as `head`), then a chunk of CSV per step while fewer than CHUNKS_AHEAD chunks wait to be taken
- * (`credit` says one was), then `end`.
+ * (answered as `head`), then a chunk of CSV per step while fewer than CHUNKS_AHEAD chunks are out (`credit` says
+ * the response is done with one, and gives its buffer back), then `end`.
  * Each step is bounded except a single SQLite step: the first row of a sort (which sorts every matching row), or
  * a row search that finds nothing, reads the whole table at once.
  */
@@ -55,29 +57,28 @@ export class ExportJob implements SteppedJob {
   private phase: 'open' | 'probe' | 'stream' | 'over' = 'open';
   private probe: { rows: Iterator<unknown>; matched: number } | null = null;
   private encoder: ChunkEncoder | null = null;
-  private untaken = 0;
+  /** Chunks sent whose credit has not come back. */
+  private out = 0;
+  /** Chunk buffers given back, to be filled again. */
+  private readonly spare: ArrayBuffer[] = [];
 
   constructor(
     private readonly id: number,
     private readonly spec: ExportJobSpec,
     private readonly send: SendReply,
-    /**
-     * Where a step encodes its chunk before copying it into a buffer of the chunk's size, which it transfers: the
-     * reader's, shared by its jobs: each step copies its chunk out before it returns.
-     */
-    private readonly target: Buffer,
   ) {}
 
   get runnable(): boolean {
-    return this.phase !== 'over' && (this.phase !== 'stream' || this.untaken < CHUNKS_AHEAD);
+    return this.phase !== 'over' && (this.phase !== 'stream' || this.out < CHUNKS_AHEAD);
   }
 
   get over(): boolean {
     return this.phase === 'over';
   }
 
-  credit(): void {
-    this.untaken -= 1;
+  credit(bytes?: ArrayBuffer): void {
+    this.out -= 1;
+    if (bytes !== undefined && bytes.byteLength === CHUNK_BUFFER_BYTES && this.spare.length < CHUNKS_AHEAD) this.spare.push(bytes);
   }
 
   step(): void {
@@ -141,16 +142,18 @@ export class ExportJob implements SteppedJob {
   }
 
   private streamSome(): void {
-    const { used, done, long, records } = this.encoder!.encodeInto(this.target);
-    if (used > 0 || long !== null) {
-      const bytes = new ArrayBuffer(used + (long?.length ?? 0));
-      const chunk = new Uint8Array(bytes);
-      chunk.set(this.target.subarray(0, used));
-      if (long !== null) chunk.set(long, used);
-      this.untaken += 1;
-      this.send({ kind: 'chunk', id: this.id, final: false, bytes, records } satisfies ExportReply, [bytes]);
-    }
+    const bytes = this.spare.pop() ?? new ArrayBuffer(CHUNK_BUFFER_BYTES);
+    const { used, done, long, records } = this.encoder!.encodeInto(Buffer.from(bytes));
+    if (used > 0) this.sendChunk(bytes, used, long === null ? records : records - 1);
+    else this.spare.push(bytes);
+    // a record longer than a chunk's slack follows in a buffer of its own, which is not filled again
+    if (long !== null) this.sendChunk(long.buffer.slice(long.byteOffset, long.byteOffset + long.length) as ArrayBuffer, long.length, 1);
     if (done) this.finish({ kind: 'end', id: this.id, final: true });
+  }
+
+  private sendChunk(bytes: ArrayBuffer, length: number, records: number): void {
+    this.out += 1;
+    this.send({ kind: 'chunk', id: this.id, final: false, bytes, length, records } satisfies ExportReply, [bytes]);
   }
 
   private finish(reply: ExportReply): void {

@@ -3,6 +3,7 @@ import http from 'node:http';
 import Database from 'better-sqlite3';
 import { csvRecord } from '../../src/dimensions/csv.js';
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import { findDimensionTable } from '../../src/dimensions/dimension-table.js';
 import { ExportNotStarted, exportOnReaders } from '../../src/dimensions/reader-export.js';
 import { MainThreadReaders } from '../../src/reader-threads/main-thread.js';
@@ -96,6 +97,25 @@ for (const setting of ['on', 'off'] as const) describe(`dimension export on its 
     const expected = expectedCsv();
     expect(meanwhile).to.equal(expected);
     expect(Buffer.concat(parts).toString('utf8')).to.equal(expected);
+  });
+
+  it('sends the same bytes compressed to a client that pauses, once decompressed', async () => {
+    for (const coding of ['br', 'gzip'] as const) {
+      const request = http.get(url(), { headers: { 'accept-encoding': coding } });
+      const response = await new Promise<http.IncomingMessage>((resolve) => request.once('response', resolve));
+      expect(response.headers['content-encoding']).to.equal(coding);
+      const parts: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => parts.push(chunk));
+      response.pause();
+      // another export runs to its end meanwhile, with the paused one's chunks waiting for its client
+      expect(await (await fetch(url())).text()).to.equal(expectedCsv());
+      const finished = new Promise((resolve) => response.once('end', resolve));
+      response.resume();
+      await finished;
+      const body = Buffer.concat(parts);
+      const decompressed = coding === 'br' ? zlib.brotliDecompressSync(body) : zlib.gunzipSync(body);
+      expect(decompressed.equals(Buffer.from(expectedCsv(), 'utf8')), coding).to.equal(true);
+    }
   });
 
   it('reads nothing when the file the reader opens is not the one the table was read from (swapped meanwhile)', async () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { csvField, csvRecord } from '../../src/dimensions/csv.js';
 import { CHUNK_BUFFER_BYTES, rowEncoder } from '../../src/dimensions/csv-chunks.js';
@@ -37,6 +38,7 @@ function rowChunks(rows: Iterator<unknown[]>): CsvChunks {
       const chunk = Buffer.concat([target.subarray(0, encoded.used), ...(encoded.long === null ? [] : [encoded.long])]);
       return Promise.resolve(chunk.length === 0 ? null : chunk);
     },
+    written: () => undefined,
     cancel: () => encoder.close(),
     get rows() {
       return records;
@@ -110,14 +112,54 @@ describe('dimension CSV', () => {
     const stream = csvExportStream(['id', 'text', 'n'], rowChunks(source.rows), () => undefined);
     const stalled = new Writable({ highWaterMark: 1024, write: () => undefined }); // never acknowledges a chunk
     stream.pipe(stalled);
-    // the consumer's buffer is full, so the pipe paused the stream, and the stream's own buffer is full too
-    await until(() => stream.readableFlowing === false && stream.readableLength >= stream.readableHighWaterMark, { what: 'the stream to be paused and full' });
+    // the consumer's buffer is full, so the stream waits for it to drain, and the stream's own buffer is full too
+    await until(() => stalled.writableNeedDrain && stream.readableLength >= stream.readableHighWaterMark, { what: 'the stream to wait, full' });
     const pulled = source.pulled();
     // the stream asks for no chunk while its buffer is full
     for (let turn = 0; turn < 20; turn++) await nextTurn();
     expect(source.pulled()).to.equal(pulled);
     expect(pulled).to.be.lessThan(20000); // a few 256 KiB chunks of ~90-byte rows, not an endless read
     stream.destroy();
+  });
+
+  it('hands each chunk back only once its destination is done with it, piped as Koa and pipeline pipe it', async () => {
+    for (const end of [true, false]) {
+      // a source that fills a buffer again as soon as it is handed back, as the readers do
+      const sent: Buffer[] = [];
+      let handedBack = 0;
+      let made = 0;
+      const chunks: CsvChunks = {
+        next: () => Promise.resolve(made === 40 ? null : (sent[sent.length] = Buffer.alloc(1000, `row ${made++}\r\n`))),
+        written(chunk) {
+          handedBack += 1;
+          chunk.fill('X');
+        },
+        cancel: () => undefined,
+        rows: 0,
+      };
+      const stream = csvExportStream(['id'], chunks, () => undefined);
+      // a destination that is done with each chunk a turn after it was given, checking its bytes then
+      const received: Buffer[] = [];
+      const destination = new Writable({
+        highWaterMark: 4000,
+        write(chunk: Buffer, _encoding, done) {
+          const copy = Buffer.from(chunk);
+          setImmediate(() => {
+            expect(chunk.equals(copy), 'bytes unchanged until the destination is done with them').to.equal(true);
+            received.push(copy);
+            done();
+          });
+        },
+      });
+      stream.pipe(destination, { end });
+      if (!end) {
+        await once(stream, 'end');
+        destination.end();
+      }
+      await once(destination, 'finish');
+      expect(Buffer.concat(received).toString()).to.equal('id\r\n' + Array.from({ length: 40 }, (_, i) => Buffer.alloc(1000, `row ${i}\r\n`).toString()).join(''));
+      expect(handedBack, `end: ${end}`).to.equal(40);
+    }
   });
 
   it('closes the iterator and releases once when destroyed mid-way (client gone)', async () => {

@@ -95,7 +95,10 @@ describe('readers', function () {
         expect((await explain(readers)).length).to.equal(1);
         expect(readers.jobCount, 'the export is not over: it waits for its chunks to be taken').to.equal(1);
         let text = '';
-        for (let chunk = await started.chunks.next(); chunk !== null; chunk = await started.chunks.next()) text += chunk.toString('utf8');
+        for (let chunk = await started.chunks.next(); chunk !== null; chunk = await started.chunks.next()) {
+          text += chunk.toString('utf8');
+          started.chunks.written(chunk);
+        }
         expect(text === expected, 'the rows of the table, byte for byte').to.equal(true);
         expect(started.chunks.rows).to.equal(ROWS);
         await started.finished;
@@ -116,6 +119,24 @@ describe('readers', function () {
       });
     });
   }
+
+  it('fills the same few chunk buffers again, whatever the export\'s size, once each is handed back', async () => {
+    const readers = new MainThreadReaders(readerJobs()); // on the main thread a buffer handed back is the same object
+    const db = new Database(file, { readonly: true });
+    const table = findDimensionTable(db, 'big')!;
+    db.close();
+    const started = await exportOnReaders(readers, { file, inode: fs.statSync(file).ino, table, options: { order: 'asc', filters: [] }, cap: 1_000_000 });
+    const buffers = new Set<ArrayBufferLike>();
+    let chunks = 0;
+    for (let chunk = await started.chunks.next(); chunk !== null; chunk = await started.chunks.next()) {
+      chunks += 1;
+      buffers.add(chunk.buffer);
+      started.chunks.written(chunk);
+    }
+    expect(chunks, 'chunks of the export').to.be.greaterThan(20);
+    expect(buffers.size, 'buffers they came in').to.be.at.most(5);
+    await started.finished;
+  });
 
   it('counts an explain on the main thread a slice per event-loop turn', async () => {
     const readers = new MainThreadReaders(readerJobs());
