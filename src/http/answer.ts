@@ -45,7 +45,7 @@ export function answerResult(ctx: Koa.Context, record: RequestRecord, api: OpenA
     if (reasons.length > 0) throw contractViolation(record, operationId, result.status, reasons);
   }
   const isJson = contentType !== undefined && JSON_TYPES.has(contentType);
-  const encoded = isJson && result.body instanceof EncodedJson ? result.body.bytes : undefined;
+  const encoded = isJson && result.body instanceof EncodedJson ? result.body.text : undefined;
   if (validate && isJson && encoded === undefined) {
     const outcome = api.validateResponse(result.body, operation, result.status);
     if (outcome.errors) throw contractViolation(record, operationId, result.status, outcome.errors.map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`));

@@ -1,6 +1,5 @@
 // The search thread (search-thread.ts): large sidecars opened here as on the main thread, their names read into this
-// thread's memory in slices between searches, and their searches answered with the bytes of the body, transferred
-// to the main thread.
+// thread's memory in slices between searches, and their searches answered with the text of the body.
 import '../sqlite-addon.js';
 import { parentPort } from 'node:worker_threads';
 import { EMPTY_RESULTS, SearchIndex } from './search-index.js';
@@ -11,7 +10,7 @@ const NAMES_SLICE_MS = 20;
 
 const port = parentPort!;
 const indexes = new Map<number, SearchIndex>();
-const reply = (message: SearchThreadReply, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+const reply = (message: SearchThreadReply): void => port.postMessage(message);
 
 function indexOf(key: number): SearchIndex {
   const index = indexes.get(key);
@@ -19,7 +18,7 @@ function indexOf(key: number): SearchIndex {
   return index;
 }
 
-/** Answers a search with the bytes of its body, transferred (null: no hit), or its failure. */
+/** Answers a search with the text of its body (null: no hit), or its failure. */
 function search(index: SearchIndex, request: Extract<SearchThreadRequest, { kind: 'search' }>): void {
   try {
     const results = index.search(request.folded);
@@ -27,9 +26,7 @@ function search(index: SearchIndex, request: Extract<SearchThreadRequest, { kind
       reply({ kind: 'answer', id: request.id, body: null });
       return;
     }
-    // the body has a buffer of its own (HitTable.encode, encodeHitRows): moved, not copied
-    const body = results.bytes;
-    reply({ kind: 'answer', id: request.id, body }, [body.buffer as ArrayBuffer]);
+    reply({ kind: 'answer', id: request.id, body: results.text });
   } catch (err) {
     reply({ kind: 'failed', id: request.id, message: (err as Error).message });
   }

@@ -14,7 +14,7 @@ export type SearchThreadRequest =
 /** What the search thread answers: the body of a search (null: no hit), the bytes of names read, or a failure. */
 export type SearchThreadReply =
   | { kind: 'addon-loaded' }
-  | { kind: 'answer'; id: number; body?: Uint8Array | null; namesBytes?: number }
+  | { kind: 'answer'; id: number; body?: string | null; namesBytes?: number }
   | { kind: 'failed'; id: number; message: string };
 
 interface Pending {
@@ -46,7 +46,7 @@ export const SEARCH_THREAD_IDLE_MS = 30_000;
 
 /**
  * One worker thread that holds the in-memory names and a connection of every large sidecar open on the main thread,
- * and answers their searches: choosing the items, reading their hits and writing the body, whose bytes it transfers
+ * and answers their searches: choosing the items, reading their hits and writing the body, whose text it sends
  * back. The main thread keeps the HTTP work of a search, the other core the search itself
  * (docs/decisions/0017-search-thread.md). It starts with the first index opened on it, ends `idleMs` after its last
  * call, starts again with the next one (opening its indexes and reading their names again), and ends once the last
@@ -83,9 +83,9 @@ export class SearchThread extends EventEmitter {
   }
 
   /** The body of the search of `folded` (already folded, not empty) on index `key`; null when nothing matched. */
-  async search(key: number, folded: string): Promise<Buffer | null> {
+  async search(key: number, folded: string): Promise<string | null> {
     const { body } = await this.call(key, (id) => ({ kind: 'search', id, key, folded }));
-    return body === null || body === undefined ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    return body ?? null;
   }
 
   /**

@@ -25,10 +25,20 @@ export const prepareHits = (db: Database.Database): Database.Statement => db.pre
 const ENVELOPE = [...SEARCH_KINDS.map((kind, rank) => Buffer.from(`${rank === 0 ? '{' : '],'}"${RESULT_KEY[kind]}":[`)), Buffer.from(']}')];
 
 /**
- * Writes the SearchResults body from the hits statement's rows into one buffer of its own (not a slice of Node's
- * shared 8 KiB pool, which a result kept in the result cache would keep alive).
+ * One buffer per thread that bodies are put together in and read out of as text, grown to the largest body so far.
+ * A body answered as a string lives in V8's heap and dies young; as a buffer of its own it was external memory,
+ * which the collector counts apart: at thousands of searches a second, the buffers of answers already written
+ * started a full collection of the main thread's heap about every half second (docs/decisions/0017-search-thread.md).
  */
-export function encodeHitRows(rows: readonly (readonly [number, Buffer])[]): Buffer {
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+function scratchOf(length: number): Buffer {
+  if (scratch.length < length) scratch = Buffer.allocUnsafeSlow(2 ** Math.ceil(Math.log2(length)));
+  return scratch;
+}
+
+/** Writes the SearchResults body from the hits statement's rows, as its JSON text. */
+export function encodeHitRows(rows: readonly (readonly [number, Buffer])[]): string {
   const hitsByRank: (Buffer | undefined)[] = [];
   let length = 0;
   for (const part of ENVELOPE) length += part.length;
@@ -36,7 +46,7 @@ export function encodeHitRows(rows: readonly (readonly [number, Buffer])[]): Buf
     hitsByRank[rank] = hits;
     length += hits.length;
   }
-  const body = Buffer.allocUnsafeSlow(length);
+  const body = scratchOf(length);
   let at = 0;
   for (let rank = 0; rank < SEARCH_KINDS.length; rank++) {
     at += ENVELOPE[rank]!.copy(body, at);
@@ -44,7 +54,7 @@ export function encodeHitRows(rows: readonly (readonly [number, Buffer])[]): Buf
     if (hits !== undefined) at += hits.copy(body, at);
   }
   ENVELOPE[SEARCH_KINDS.length]!.copy(body, at);
-  return body;
+  return body.toString('utf8', 0, length);
 }
 
 /** Item ids read per step of a HitTable load (about 1 MB of hits on the bench's tenant). */
@@ -82,8 +92,8 @@ export class HitTable {
     return (await inSlices(HitTable.steps(db, idsPerStep, maxBytes), stop, sliceMs)) ?? null;
   }
 
-  /** The SearchResults body of the chosen ids of each kind (by rank), in the order chosen, in a buffer of its own. */
-  encode(chosen: readonly (readonly number[])[]): Buffer {
+  /** The SearchResults body of the chosen ids of each kind (by rank), in the order chosen, as its JSON text. */
+  encode(chosen: readonly (readonly number[])[]): string {
     const { first, starts, bytes } = this;
     const present = (id: number): boolean => id >= first && id - first + 1 < starts.length && starts[id - first + 1]! > starts[id - first]!;
     let length = 0;
@@ -96,7 +106,7 @@ export class HitTable {
         hits += 1;
       }
     }
-    const body = Buffer.allocUnsafeSlow(length);
+    const body = scratchOf(length);
     let at = 0;
     for (let rank = 0; rank < SEARCH_KINDS.length; rank++) {
       at += ENVELOPE[rank]!.copy(body, at);
@@ -109,7 +119,7 @@ export class HitTable {
       }
     }
     ENVELOPE[SEARCH_KINDS.length]!.copy(body, at);
-    return body;
+    return body.toString('utf8', 0, length);
   }
 
   /**

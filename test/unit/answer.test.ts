@@ -63,7 +63,7 @@ async function serve(responseValidation: boolean) {
         : input.query.variant === 'bad-body'
           ? { status: 200, body: { n: 'one', extra: true } }
           : input.query.variant === 'encoded'
-            ? { status: 200, body: new EncodedJson(Buffer.from('{"n": 2}')) }
+            ? { status: 200, body: new EncodedJson('{"n": 2}') }
             : input.query.variant.startsWith('throw-')
               ? lookUpThing(input.query.variant)
               : { status: 418, body: { n: 1 } },

@@ -72,8 +72,8 @@ async function expectStatementsAnswers(statements: SearchIndex, answer: (q: stri
   let nonEmpty = 0;
   const different: string[] = [];
   for (const q of all) {
-    const expected = statements.search(q).bytes.toString();
-    if ((await answer(q)).bytes.toString() !== expected) different.push(JSON.stringify(q));
+    const expected = statements.search(q).text;
+    if ((await answer(q)).text !== expected) different.push(JSON.stringify(q));
     if (expected.includes('"id"')) nonEmpty += 1;
   }
   expect(different, `queries answered differently: ${different.slice(0, 10).join(', ')}`).to.deep.equal([]);
@@ -171,13 +171,13 @@ describe('search names in memory', () => {
     const remote = SearchIndex.open(sidecar, 1, thread);
     try {
       await remote.loadNames();
-      const expected = statements.search('kosten').bytes.toString();
-      expect((await remote.find('kosten')).bytes.toString()).to.equal(expected);
+      const expected = statements.search('kosten').text;
+      expect((await remote.find('kosten')).text).to.equal(expected);
       const asked = remote.find('station');
       thread.stop();
-      expect((await asked).bytes.toString(), 'a search the thread had not answered').to.equal(statements.search('station').bytes.toString());
+      expect((await asked).text, 'a search the thread had not answered').to.equal(statements.search('station').text);
       expect({ onThread: remote.onThread, namesBytes: remote.namesBytes }).to.deep.equal({ onThread: false, namesBytes: 0 });
-      expect((await remote.find('kosten')).bytes.toString()).to.equal(expected);
+      expect((await remote.find('kosten')).text).to.equal(expected);
       expect(thread.started, 'no thread started again for it').to.equal(1);
     } finally {
       statements.close();
@@ -200,7 +200,7 @@ describe('search names in memory', () => {
       // the first search after it starts it again; its names are read again meanwhile
       const first = remote.find('kosten');
       const loaded = remote.loadNames();
-      expect((await first).bytes.toString(), 'a search while the names are read again').to.equal(statements.search('kosten').bytes.toString());
+      expect((await first).text, 'a search while the names are read again').to.equal(statements.search('kosten').text);
       expect(await loaded, 'the same names, read again').to.equal(names);
       expect(thread.started).to.equal(2);
       await expectStatementsAnswers(statements, (q) => remote.find(q));
@@ -226,17 +226,17 @@ describe('search names in memory', () => {
     const indexes = new SearchIndexes(pino({ level: 'silent' }), checkHit, 64 * 1024 * 1024, undefined, undefined, undefined, thread);
     const source = { compositeId: 'lab.names', dir: own, generation: 1, fingerprint: 'f', db };
     try {
-      const expected = (await without.search(source, 'kosten')).bytes.toString();
-      expect((await indexes.search(source, 'kosten')).bytes.toString()).to.equal(expected);
+      const expected = (await without.search(source, 'kosten')).text;
+      expect((await indexes.search(source, 'kosten')).text).to.equal(expected);
       expect(thread.isRunning).to.equal(true);
       await indexes.namesSettled();
       await without.namesSettled();
       expect(indexes.namesBytes).to.be.greaterThan(1024);
       expect(indexes.namesBytes, 'the same names, held by the thread').to.equal(without.namesBytes);
       // kept from its second search on, and the same bytes from the cache
-      expect((await indexes.search(source, 'kosten')).bytes.toString()).to.equal(expected);
+      expect((await indexes.search(source, 'kosten')).text).to.equal(expected);
       expect(indexes.cache.size).to.equal(1);
-      expect((await indexes.search(source, 'kosten')).bytes.toString()).to.equal(expected);
+      expect((await indexes.search(source, 'kosten')).text).to.equal(expected);
       indexes.close();
       expect(thread.isRunning).to.equal(false);
     } finally {
@@ -319,8 +319,8 @@ describe('search names in memory', () => {
       for (let i = 0; i < 300; i++) {
         // ids of each kind in any order, some missing, some outside the table
         const chosen = SEARCH_KINDS.map(() => Array.from(new Set(Array.from({ length: next(12) }, () => first - 3 + next(last - first + 7)))));
-        const expected = encodeHitRows(hits.all(JSON.stringify(chosen)) as [number, Buffer][]).toString();
-        if (table.encode(chosen).toString() !== expected) different.push(JSON.stringify(chosen));
+        const expected = encodeHitRows(hits.all(JSON.stringify(chosen)) as [number, Buffer][]);
+        if (table.encode(chosen) !== expected) different.push(JSON.stringify(chosen));
       }
       expect(different).to.deep.equal([]);
       expect(await HitTable.load(db, () => true, 0)).to.equal(null);
@@ -354,7 +354,7 @@ describe('search names in memory', () => {
     const db = new Database(kls, { readonly: true });
     const indexes = new SearchIndexes(pino({ level: 'silent' }), checkHit, 64 * 1024 * 1024);
     try {
-      const first = (await indexes.search({ compositeId: 'lab.small', dir: own, generation: 1, fingerprint: 'f', db }, 'kosten')).bytes.toString();
+      const first = (await indexes.search({ compositeId: 'lab.small', dir: own, generation: 1, fingerprint: 'f', db }, 'kosten')).text;
       expect(indexes.namesBytes, 'names in memory when the first search answers').to.be.greaterThan(0);
       expect(first).to.include('"id"');
     } finally {
@@ -395,12 +395,12 @@ describe('search names in memory', () => {
       for (const [budget, expected] of [[0, 'none'], [1024, 'none'], [64 * 1024 * 1024, 'some']] as const) {
         const indexes = new SearchIndexes(log, checkHit, budget);
         try {
-          const before = (await indexes.search(source(2), 'kosten')).bytes.toString();
+          const before = (await indexes.search(source(2), 'kosten')).text;
           await indexes.namesSettled();
           if (expected === 'none') expect(indexes.namesBytes, `budget ${budget}`).to.equal(0);
           else expect(indexes.namesBytes, `budget ${budget}`).to.be.greaterThan(1024);
           indexes.cache.clear();
-          expect((await indexes.search(source(2), 'kosten')).bytes.toString()).to.equal(before);
+          expect((await indexes.search(source(2), 'kosten')).text).to.equal(before);
         } finally {
           indexes.close();
         }
