@@ -7,7 +7,8 @@
 //     with no object downloaded (s3rver in a child process with OpenSSL's legacy provider: its listing tokens are DES).
 //  3. The first request for a 100 MB tenant against the time of its download alone by a process of its own (goal ≤
 //     download + 20 %), in three rounds (medians), with cached tenants' reads open loop meanwhile (their p99 beside
-//     the same load without a fetch, goal ≤ 50 ms).
+//     the same load without a fetch, goal ≤ 50 ms). s3rver runs in a child process here too, which the server and the
+//     download alone both reach: in the bench's process it would share an event loop with the open-loop load.
 //  4. A refresh sent to one of two instances on one PostgreSQL (embedded) until the other serves the new generation
 //     (goal ≤ 5 s), five times.
 // `npm run bench -- store-cache`; the figures of a full run (60 s) go to docs/benchmarks.md (section `store-cache`).
@@ -72,15 +73,23 @@ interface LoadFigures {
 }
 
 /** Phase 1: 8 clients over 50 tenants for SECONDS, the cache sampled every 100 ms. */
-async function loadPhase(store: TestObjectStore, work: string): Promise<LoadFigures> {
+/** Puts the TENANTS load tenants (`load/tNN/kls.sqlite`, each with a report that names it) with `put`; answers their IDs. */
+async function putLoadTenants(put: (key: string, file: string) => Promise<void>): Promise<string[]> {
   const ids: string[] = [];
   const demo = [['ost', 'kantonsspital'], ['ost', 'rehaklinik'], ['west', 'hopital-cantonal'], ['west', 'rehaklinik']] as const;
   for (let i = 0; i < TENANTS; i++) {
     const [pack, slug] = demo[i % demo.length]!;
     const name = `t${String(i).padStart(2, '0')}`;
-    await store.put(`load/${name}/kls.sqlite`, tenantVariant(pack, slug, `Tenant ${i}`, `report of load.${name}`));
+    const file = tenantVariant(pack, slug, `Tenant ${i}`, `report of load.${name}`);
+    await put(`load/${name}/kls.sqlite`, file);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
     ids.push(`load.${name}`);
   }
+  return ids;
+}
+
+async function loadPhase(store: TestObjectStore, work: string): Promise<LoadFigures> {
+  const ids = await putLoadTenants((key, file) => store.put(key, file));
   const dataDir = path.join(work, 'load');
   const server = await startServer(s3Env(store, dataDir, { STORE_CACHE_MAX_MB: String(BOUND_MB) }));
   try {
@@ -158,40 +167,47 @@ interface ColdFigures {
  * another copy of it (a tenant of its own) while the cached tenants' summaries run open loop; the same load without
  * a fetch first.
  */
-async function coldPhase(store: TestObjectStore, work: string): Promise<ColdFigures> {
-  const big = path.join(work, 'big.sqlite');
-  buildBigTenant(big, 'big', BIG_ROWS);
-  for (let round = 0; round < COLD_ROUNDS; round++) await store.put(`cold/big${round}/kls.sqlite`, big);
-  const mb = fs.statSync(big).size / 1048576;
-  const server = await startServer(s3Env(store, path.join(work, 'cold'), { STORE_CACHE_MAX_MB: '2048', STORE_WARM: 'load.*', STORE_FETCH_WAIT_MS: '600000' }));
+async function coldPhase(work: string): Promise<ColdFigures> {
+  // s3rver in a process of its own: in this one it would share an event loop with the open-loop load, and the
+  // server's download would wait for the load's timers while the download alone (no load) would not
+  const store = await startObjectStoreProcess();
+  let server: BenchServer | null = null;
   try {
+    const big = path.join(work, 'big.sqlite');
+    buildBigTenant(big, 'big', BIG_ROWS);
+    for (let round = 0; round < COLD_ROUNDS; round++) await store.client.fPutObject(store.bucket, `cold/big${round}/kls.sqlite`, big);
+    await putLoadTenants((key, file) => store.client.fPutObject(store.bucket, key, file).then(() => undefined));
+    const mb = fs.statSync(big).size / 1048576;
+    const running = await startServer(s3Env(store, path.join(work, 'cold'), { STORE_CACHE_MAX_MB: '2048', STORE_WARM: 'load.*', STORE_FETCH_WAIT_MS: '600000' }));
+    server = running;
     // the warm tenants fetched and their search indexes built: nothing of the start runs beside the loads
-    await waitFor('the warm tenants', () => server.logged('search index built').length >= TENANTS, 120_000);
+    await waitFor('the warm tenants', () => running.logged('search index built').length >= TENANTS, 120_000);
     const paths = Array.from({ length: TENANTS }, (_, i) => `/api/jumpbar?mode=summary&tenant=load.t${String(i).padStart(2, '0')}`);
-    const alone = await openLoop({ url: server.url, paths, rate: OPEN_LOOP_RATE, seconds: 10, warmupSeconds: 2 });
+    const alone = await openLoop({ url: running.url, paths, rate: OPEN_LOOP_RATE, seconds: 10, warmupSeconds: 2 });
     const figures: ColdFigures = { mb, downloadMs: [], firstMs: [], alone, during: [] };
     for (let round = 0; round < COLD_ROUNDS; round++) {
       const key = `cold/big${round}/kls.sqlite`;
       figures.downloadMs.push(await downloadAlone(store, key, path.join(work, `download-${round}.sqlite`)));
-      const load = openLoop({ url: server.url, paths, rate: OPEN_LOOP_RATE, seconds: 8, warmupSeconds: 1 });
+      const load = openLoop({ url: running.url, paths, rate: OPEN_LOOP_RATE, seconds: 8, warmupSeconds: 1 });
       await sleep(2000);
       const started = performance.now();
-      const first = await get(`${server.url}/api/jumpbar?mode=summary&tenant=cold.big${round}`);
+      const first = await get(`${running.url}/api/jumpbar?mode=summary&tenant=cold.big${round}`);
       figures.firstMs.push(performance.now() - started);
       if (first.status !== 200) throw new Error(`the first request for the 100 MB tenant answered ${first.status}: ${first.text.slice(0, 200)}`);
       figures.during.push(await load);
     }
     return figures;
   } finally {
-    await server.stop();
+    await server?.stop();
+    await store.close();
   }
 }
 
 /**
- * The time a process of its own takes to download `key` into `file` with the minio client, as the server does
- * (s3rver runs in this process: a download here would share its event loop with it).
+ * The time a process of its own takes to download `key` into `file` with the minio client, as the server does, from
+ * the same s3rver process as the server's downloads.
  */
-function downloadAlone(store: TestObjectStore, key: string, file: string): Promise<number> {
+function downloadAlone(store: { endpoint: string; bucket: string }, key: string, file: string): Promise<number> {
   const url = new URL(store.endpoint);
   const script = `
     import * as Minio from 'minio';
@@ -253,7 +269,7 @@ export async function run(): Promise<void> {
     const ready = await readyPhase(work);
     console.log(`ready: ${fmt(ready.readyMs, 0)} ms, listing ${fmt(ready.listingMs, 0)} ms, ${ready.tenants} tenants, ${ready.objectGets} downloads`);
     const readyMet = ready.readyMs <= GOAL_READY_MS && ready.objectGets === 0 && ready.tenants === READY_TENANTS;
-    const cold = await coldPhase(store, work);
+    const cold = await coldPhase(work);
     const download = median(cold.downloadMs);
     const firstMs = median(cold.firstMs);
     const duringP99 = median(cold.during.map((r) => r.latency.p99));
