@@ -42,6 +42,14 @@ export interface ObjectStore {
 /** Where a download writes its bytes: a file opened for writing (tests: a disk that fills). */
 export type FileSink = (file: string) => Writable;
 
+/**
+ * Bytes a download may have received and not yet written to its file before it stops reading (the file stream's
+ * high-water mark; Node's default is 16 KiB). With 16 KiB every chunk of the socket waited for its write, and a
+ * download while the server answered other requests took 1.5 times as long as alone; with 4 MiB about 1.07 times
+ * (docs/decisions/0022-bounded-store-cache.md). At most STORE_CONCURRENCY downloads hold this much each.
+ */
+export const DOWNLOAD_WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
+
 /** A failure of the object store, with a message fit for store-status (no SDK internals). */
 export class ObjectStoreError extends Error {
   constructor(message: string) {
@@ -99,7 +107,7 @@ export class MinioObjectStore implements ObjectStore {
   constructor(
     private readonly client: Minio.Client,
     private readonly bucket: string,
-    private readonly sink: FileSink = (file) => fs.createWriteStream(file),
+    private readonly sink: FileSink = (file) => fs.createWriteStream(file, { highWaterMark: DOWNLOAD_WRITE_BUFFER_BYTES }),
   ) {}
 
   /**
