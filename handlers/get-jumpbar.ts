@@ -11,6 +11,6 @@ export async function getJumpbar(input: Input<'getJumpbar'>, deps: Deps): Promis
   if (mode === 'summary') return { status: 200, body: { summary: await deps.jumpbar.summary(entry) } };
   const q = input.query.q;
   if (q === undefined) throw invalidRequest([{ in: 'query', name: 'q', message: 'is required when mode is search' }]);
-  // JSON bytes made from hits checked against SearchItem when the index was built (EncodedJson)
+  // JSON text made from hits checked against SearchItem when the index was built (EncodedJson)
   return { status: 200, body: await deps.jumpbar.search(entry, q) };
 }

@@ -12,7 +12,7 @@ export const RESULT_CACHE_ENTRIES = 256;
  * rarely asked again (docs/decisions/0017-search-thread.md); typeahead's repeated ones are kept from their second
  * search on.
  * A new generation has a new key, so a replaced tenant file never serves old results; old keys age out. A hit is the
- * very body that was stored: its bytes are never changed.
+ * very body that was stored (a string: never changed).
  */
 export class SearchResultCache {
   private readonly entries = new Map<string, EncodedResults>();

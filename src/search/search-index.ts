@@ -217,7 +217,7 @@ export class SearchIndex {
   }
 
   /**
-   * `search`, answered by the search thread when this index is open there, otherwise here; the same bytes either
+   * `search`, answered by the search thread when this index is open there, otherwise here; the same text either
    * way. When the thread cannot answer (it failed or ended), this index leaves it and searches here from then on,
    * on the sidecar's statements until its names are read again.
    */
