@@ -6,7 +6,7 @@
  * buffer of its own per answer would be external memory, which the collector counts apart.
  */
 export class EncodedJson<T = unknown> {
-  /** Phantom: the schema type the bytes stand for; makes `EncodedJson<A>` assignable only where A is. */
+  /** Phantom: the schema type the text stands for; makes `EncodedJson<A>` assignable only where A is. */
   declare readonly schema?: T;
 
   constructor(readonly text: string) {}
