@@ -1,8 +1,9 @@
 // `npm run test:fuzz [-- <st run options>]`: Schemathesis generates valid and invalid requests for every operation of
 // openapi.yaml and checks every answer (docs/testing.md). It runs twice against the local world of the contract
 // tests (contract-tests/local-world.ts): once on a server without sign-in, once with sign-in and a token of every
-// role. Schemathesis comes from contract-tests/fuzz/requirements.txt (exact pins with hashes), installed into a
-// virtual environment under .cache/ that is reused while the requirements and the Python interpreter are the same.
+// role. Schemathesis comes from contract-tests/fuzz/requirements.txt (exact pins with hashes), installed as wheels
+// only (nothing is compiled; a missing wheel fails the install) into a virtual environment under .cache/ that is
+// reused while the requirements and the Python interpreter are the same.
 // The closing line `fuzz: N passed, N failed` counts the runs; the exit code is 1 when a run found anything.
 //  - Options after `--` are passed to `st run` and override the defaults (`--max-examples 1000 --seed 7` for a long
 //    run by hand; a --seed turns the deterministic generation of the default run off).
@@ -41,7 +42,7 @@ function ensureSchemathesis(): string {
   console.log(`fuzz: installing Schemathesis into ${path.relative(root, venv)}`);
   fs.rmSync(venv, { recursive: true, force: true });
   run(python, ['-m', 'venv', venv]);
-  run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '--require-hashes', '--no-deps', '-r', requirements]);
+  run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '--require-hashes', '--no-deps', '--only-binary=:all:', '-r', requirements]);
   fs.writeFileSync(stampFile, stamp);
   return st;
 }
