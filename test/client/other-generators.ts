@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { runAll } from './scenario-languages.js';
+
+// The generators integrators pick besides OpenAPI Generator, each at a pinned version (the scenario folder's manifest:
+// go.mod, package.json, requirements.txt), with its download cached under .cache/: how each generates its client
+// from the contract into build/other-generators/<name>/, how the client and the scenario are built and type-checked
+// with the language's own tools, and how the scenario is run. docs/clients.md shows the same commands.
+
+const root = process.cwd();
+
+/** One generator: its scenario folder is test/client/scenarios/<name>/. */
+export interface OtherGenerator {
+  name: 'oapi-codegen' | 'openapi-fetch' | 'openapi-python-client';
+  /** The generator and its pinned version, for the test's title. */
+  generator: string;
+  /** What `check` runs, for the test's title. */
+  checker: string;
+  /** Generates the client into `work` (the scenario folder copied there, with openapi.yaml); throws on errors. */
+  generate(work: string): Promise<void>;
+  /** Builds and type-checks the client and the scenario; throws on errors. */
+  check(work: string): Promise<void>;
+  /** Writes the example of docs/clients.md into `work`, where `check` checks it with the scenario. */
+  layExample(work: string): void;
+  /** The command line that runs the checked scenario (in `work`). */
+  command(work: string): { command: string; args: string[]; env?: Record<string, string> };
+}
+
+/** The headings of docs/clients.md's section on each generator. */
+export const DOC_SECTIONS: Record<OtherGenerator['name'], string> = {
+  'oapi-codegen': '## oapi-codegen (Go)',
+  'openapi-fetch': '## openapi-typescript and openapi-fetch (TypeScript)',
+  'openapi-python-client': '## openapi-python-client (Python)',
+};
+
+/** The code blocks of a generator's section of docs/clients.md, each with the language and the text. */
+export function docBlocks(name: OtherGenerator['name']): { language: string; text: string }[] {
+  const page = fs.readFileSync(path.join(root, 'docs', 'clients.md'), 'utf8');
+  const start = page.indexOf(`\n${DOC_SECTIONS[name]}\n`);
+  if (start < 0) throw new Error(`docs/clients.md has no section ${DOC_SECTIONS[name]}`);
+  const end = page.indexOf('\n## ', start + 1);
+  const section = page.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((match) => ({ language: match[1]!, text: match[2]! }));
+}
+
+/** The block of a generator's section whose first line is `first` (`// main.go`, `# oapi-codegen.yaml`). */
+export function docBlock(name: OtherGenerator['name'], first: string): string {
+  const block = docBlocks(name).find((candidate) => candidate.text.split('\n')[0] === first);
+  if (block === undefined) throw new Error(`docs/clients.md, ${DOC_SECTIONS[name]}: no block starting with ${first}`);
+  return block.text;
+}
+
+/**
+ * The work folder of a generator, with its scenario folder and the contract copied in, and the example of
+ * docs/clients.md in `example/`, so that checking the scenario checks the recipe's code too.
+ */
+export function layWork(generator: OtherGenerator): string {
+  const work = path.join(root, 'build', 'other-generators', generator.name);
+  fs.mkdirSync(work, { recursive: true });
+  fs.cpSync(path.join(root, 'test', 'client', 'scenarios', generator.name), work, { recursive: true });
+  fs.copyFileSync(path.join(root, 'openapi.yaml'), path.join(work, 'openapi.yaml'));
+  generator.layExample(work);
+  return work;
+}
+
+/** A digest of the files a generated client depends on (in `work`), to generate it again only when one changes. */
+function digestOf(work: string, files: string[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${file}\n`).update(fs.readFileSync(path.join(work, file)));
+  return hash.digest('hex');
+}
+
+/** Runs `generate` unless the output folder holds a marker of the same inputs; writes the marker after it. */
+async function generateOnce(work: string, output: string, inputs: string[], generate: () => Promise<void>): Promise<void> {
+  const marker = path.join(work, output, '.generated-from');
+  const digest = digestOf(work, inputs);
+  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === digest) return;
+  fs.rmSync(path.join(work, output), { recursive: true, force: true });
+  await generate();
+  fs.writeFileSync(marker, digest);
+}
+
+/** The command line of oapi-codegen (in the work folder), as docs/clients.md shows it. */
+export const OAPI_CODEGEN_COMMAND = ['go', 'tool', 'oapi-codegen', '-config', 'oapi-codegen.yaml', 'openapi.yaml'];
+
+/** Go with its module cache under .cache/ (writable, so that it can be removed), the build cache Go's own. */
+const goEnv = (): Record<string, string> => ({
+  GOMODCACHE: path.join(root, '.cache', 'go-mod'),
+  GOFLAGS: `${process.env['GOFLAGS'] ?? ''} -modcacherw`.trim(),
+});
+
+export const otherGenerators: OtherGenerator[] = [
+  {
+    name: 'oapi-codegen',
+    generator: 'oapi-codegen v2 (go.mod tool), models and client',
+    checker: 'go vet ./..., go build ./...',
+    async generate(work) {
+      // the generator is a tool of the scenario's go.mod: `go tool` builds the pinned version (go.sum checks it)
+      await generateOnce(work, 'deskapi', ['openapi.yaml', 'oapi-codegen.yaml', 'go.mod', 'go.sum'], async () => {
+        fs.mkdirSync(path.join(work, 'deskapi'), { recursive: true });
+        await runAll([{ command: OAPI_CODEGEN_COMMAND[0]!, args: OAPI_CODEGEN_COMMAND.slice(1), cwd: work, env: goEnv() }]);
+      });
+    },
+    async check(work) {
+      await runAll([
+        { command: 'go', args: ['vet', './...'], cwd: work, env: goEnv() },
+        { command: 'go', args: ['build', './...'], cwd: work, env: goEnv() },
+        { command: 'go', args: ['build', '-o', 'scenario', '.'], cwd: work, env: goEnv() },
+      ]);
+    },
+    layExample(work) {
+      // the recipe's module is example.com/desk/example; here its package is a folder of the scenario's module
+      const example = docBlock('oapi-codegen', '// main.go').replace('"example.com/desk/example/deskapi"', '"example.com/desk/scenario/deskapi"');
+      fs.mkdirSync(path.join(work, 'example'), { recursive: true });
+      fs.writeFileSync(path.join(work, 'example', 'main.go'), example);
+    },
+    command: () => ({ command: './scenario', args: [] }),
+  },
+];
