@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { runAll } from './scenario-languages.js';
 
@@ -9,6 +10,8 @@ import { runAll } from './scenario-languages.js';
 // with the language's own tools, and how the scenario is run. docs/clients.md shows the same commands.
 
 const root = process.cwd();
+const require = createRequire(import.meta.url);
+const packageFile = (name: string, file: string): string => path.join(path.dirname(require.resolve(`${name}/package.json`)), file);
 
 /** One generator: its scenario folder is test/client/scenarios/<name>/. */
 export interface OtherGenerator {
@@ -84,6 +87,9 @@ async function generateOnce(work: string, output: string, inputs: string[], gene
 /** The command line of oapi-codegen (in the work folder), as docs/clients.md shows it. */
 export const OAPI_CODEGEN_COMMAND = ['go', 'tool', 'oapi-codegen', '-config', 'oapi-codegen.yaml', 'openapi.yaml'];
 
+/** The arguments of openapi-typescript (in the work folder), as docs/clients.md shows them after `npx openapi-typescript`. */
+export const OPENAPI_TYPESCRIPT_ARGS = ['openapi.yaml', '-o', 'desk-api.d.ts'];
+
 /** Go with its module cache under .cache/ (writable, so that it can be removed), the build cache Go's own. */
 const goEnv = (): Record<string, string> => ({
   GOMODCACHE: path.join(root, '.cache', 'go-mod'),
@@ -116,5 +122,20 @@ export const otherGenerators: OtherGenerator[] = [
       fs.writeFileSync(path.join(work, 'example', 'main.go'), example);
     },
     command: () => ({ command: './scenario', args: [] }),
+  },
+  {
+    name: 'openapi-fetch',
+    generator: "openapi-typescript and openapi-fetch (this repository's devDependencies)",
+    checker: 'tsc --strict, with noUncheckedIndexedAccess',
+    async generate(work) {
+      await runAll([{ command: process.execPath, args: [packageFile('openapi-typescript', 'bin/cli.js'), ...OPENAPI_TYPESCRIPT_ARGS], cwd: work }]);
+    },
+    async check(work) {
+      await runAll([{ command: process.execPath, args: [packageFile('typescript', 'bin/tsc'), '-p', 'tsconfig.json', '--strict', '--pretty', 'false'], cwd: work }]);
+    },
+    layExample(work) {
+      fs.writeFileSync(path.join(work, 'example.ts'), docBlock('openapi-fetch', '// example.ts'));
+    },
+    command: () => ({ command: process.execPath, args: [packageFile('tsx', 'dist/cli.mjs'), 'scenario.ts'] }),
   },
 ];

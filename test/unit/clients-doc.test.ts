@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { docBlock, docBlocks, OAPI_CODEGEN_COMMAND } from '../client/other-generators.js';
+import { docBlock, docBlocks, OAPI_CODEGEN_COMMAND, OPENAPI_TYPESCRIPT_ARGS } from '../client/other-generators.js';
 
 // docs/clients.md names every option of openapitools.json in one table, with whether its recipe passes it; the
 // recipes' command lines must pass exactly the options the table says, with the values of openapitools.json.
@@ -109,5 +109,17 @@ describe('docs/clients.md shows the commands, versions and configurations the ot
     expect(lines).to.include(`go get -tool github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@${version}`);
     expect(lines.some((line) => line.split(' && ').includes(OAPI_CODEGEN_COMMAND.join(' '))), `a line running ${OAPI_CODEGEN_COMMAND.join(' ')}`).to.equal(true);
     expect(withoutComments(docBlock('oapi-codegen', '# oapi-codegen.yaml'))).to.equal(withoutComments(fs.readFileSync(path.join(scenarios, 'oapi-codegen', 'oapi-codegen.yaml'), 'utf8')));
+  });
+
+  it('openapi-typescript and openapi-fetch: the versions this repository installs, the command of the test', () => {
+    const manifest = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { devDependencies: Record<string, string> };
+    const fetchVersion = manifest.devDependencies['openapi-fetch'];
+    expect(fetchVersion, 'openapi-fetch is a devDependency at an exact version').to.match(/^\d+\.\d+\.\d+$/);
+    const typescriptVersion = (JSON.parse(fs.readFileSync('node_modules/openapi-typescript/package.json', 'utf8')) as { version: string }).version;
+    const lines = commands('openapi-fetch');
+    const installs = lines.filter((line) => line.includes('npm install')).join(' ').split(/\s+|&&/);
+    expect(installs).to.include(`openapi-fetch@${fetchVersion}`);
+    expect(installs).to.include(`openapi-typescript@${typescriptVersion}`);
+    expect(lines).to.include(`npx openapi-typescript ${OPENAPI_TYPESCRIPT_ARGS.join(' ')}`);
   });
 });
