@@ -90,6 +90,35 @@ export const OAPI_CODEGEN_COMMAND = ['go', 'tool', 'oapi-codegen', '-config', 'o
 /** The arguments of openapi-typescript (in the work folder), as docs/clients.md shows them after `npx openapi-typescript`. */
 export const OPENAPI_TYPESCRIPT_ARGS = ['openapi.yaml', '-o', 'desk-api.d.ts'];
 
+/** The arguments of openapi-python-client (in the work folder), as docs/clients.md shows them after `openapi-python-client`. */
+export const OPENAPI_PYTHON_CLIENT_ARGS = ['generate', '--path', 'openapi.yaml', '--config', 'openapi-python-client.yaml', '--meta', 'none', '--output-path', 'desk_client'];
+
+/**
+ * Where the virtual environment with the generator, the client's dependencies and mypy, as pinned in the scenario's
+ * requirements.txt, lives: under .cache/, one per version of that file, made once (pip's own cache keeps the downloads).
+ */
+function pythonPaths(): { requirements: string; venv: string; bin: string; python: string } {
+  const requirements = path.join(root, 'test', 'client', 'scenarios', 'openapi-python-client', 'requirements.txt');
+  const digest = createHash('sha256').update(fs.readFileSync(requirements)).digest('hex').slice(0, 16);
+  const venv = path.join(root, '.cache', `openapi-python-client-${digest}`);
+  return { requirements, venv, bin: path.join(venv, 'bin'), python: path.join(venv, 'bin', 'python') };
+}
+
+/** Makes the virtual environment of pythonPaths unless it was made before. */
+async function pythonEnvironment(): Promise<{ python: string; bin: string }> {
+  const { requirements, venv, bin, python } = pythonPaths();
+  const marker = path.join(venv, 'installed');
+  if (!fs.existsSync(marker)) {
+    fs.rmSync(venv, { recursive: true, force: true });
+    await runAll([
+      { command: 'python3', args: ['-m', 'venv', venv], cwd: root },
+      { command: python, args: ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-input', '-r', requirements], cwd: root },
+    ]);
+    fs.writeFileSync(marker, `${path.relative(root, requirements)}\n`);
+  }
+  return { python, bin };
+}
+
 /** Go with its module cache under .cache/ (writable, so that it can be removed), the build cache Go's own. */
 const goEnv = (): Record<string, string> => ({
   GOMODCACHE: path.join(root, '.cache', 'go-mod'),
@@ -137,5 +166,25 @@ export const otherGenerators: OtherGenerator[] = [
       fs.writeFileSync(path.join(work, 'example.ts'), docBlock('openapi-fetch', '// example.ts'));
     },
     command: () => ({ command: process.execPath, args: [packageFile('tsx', 'dist/cli.mjs'), 'scenario.ts'] }),
+  },
+  {
+    name: 'openapi-python-client',
+    generator: 'openapi-python-client (requirements.txt), content_type_overrides for the binary answers',
+    checker: 'mypy at its default level (no configuration file)',
+    async generate(work) {
+      const { bin } = await pythonEnvironment();
+      await generateOnce(work, 'desk_client', ['openapi.yaml', 'openapi-python-client.yaml', 'requirements.txt'], async () => {
+        // the generator formats its output with ruff (its dependency) when ruff is on PATH
+        await runAll([{ command: path.join(bin, 'openapi-python-client'), args: OPENAPI_PYTHON_CLIENT_ARGS, cwd: work, env: { PATH: `${bin}${path.delimiter}${process.env['PATH'] ?? ''}` } }]);
+      });
+    },
+    async check(work) {
+      const { python } = await pythonEnvironment();
+      await runAll([{ command: python, args: ['-m', 'mypy', '--config-file', '', '--cache-dir', path.join(root, '.cache', 'mypy'), 'scenario.py', 'example.py', 'desk_client'], cwd: work }]);
+    },
+    layExample(work) {
+      fs.writeFileSync(path.join(work, 'example.py'), docBlock('openapi-python-client', '# example.py'));
+    },
+    command: (work) => ({ command: pythonPaths().python, args: ['scenario.py'], env: { PYTHONPATH: work } }),
   },
 ];
