@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { layWork, otherGenerators, type OtherGenerator } from './other-generators.js';
+import { layWork, otherGenerators, pythonClientWithoutOverrides, type OtherGenerator } from './other-generators.js';
 import { runCommand } from './scenario-languages.js';
 
 // The generators integrators pick besides OpenAPI Generator (test/client/other-generators.ts): each generates its
@@ -136,6 +136,15 @@ describe('clients of oapi-codegen, openapi-typescript with openapi-fetch and ope
         const read = JSON.parse(problems[0]!.split(' ').slice(2).join(' ')) as Record<string, unknown>;
         expect(read).to.deep.equal({ type: ambiguous['type'], title: ambiguous['title'], status: ambiguous['status'], detail: ambiguous['detail'] });
       });
+
+      if (generator.name === 'openapi-python-client') {
+        it('leaves out the logo and the report answers without content_type_overrides (measured)', async () => {
+          expect(generated, `${generator.name}: generated`).to.equal(true);
+          const output = await pythonClientWithoutOverrides(work);
+          expect(output).to.match(/Unsupported content_type image\/png, image\/svg\+xml, image\/jpeg, image\/webp\), response will be omitted/);
+          expect(output).to.match(/Unsupported content_type application\/pdf\), response will be omitted/);
+        });
+      }
     });
   }
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { runAll } from './scenario-languages.js';
+import { runAll, runCommand } from './scenario-languages.js';
 
 // The generators integrators pick besides OpenAPI Generator, each at a pinned version (the scenario folder's manifest:
 // go.mod, package.json, requirements.txt), with its download cached under .cache/: how each generates its client
@@ -117,6 +117,27 @@ async function pythonEnvironment(): Promise<{ python: string; bin: string }> {
     fs.writeFileSync(marker, `${path.relative(root, requirements)}\n`);
   }
   return { python, bin };
+}
+
+/**
+ * Runs openapi-python-client with the scenario's configuration but without its `content_type_overrides` (into a
+ * folder of `work` that is removed after); what it printed.
+ */
+export async function pythonClientWithoutOverrides(work: string): Promise<string> {
+  const { bin } = await pythonEnvironment();
+  const config = fs.readFileSync(path.join(work, 'openapi-python-client.yaml'), 'utf8');
+  const without = config.slice(0, config.indexOf('content_type_overrides:'));
+  if (without === config || without.trim() === '') throw new Error('openapi-python-client.yaml has no content_type_overrides after its other options');
+  fs.writeFileSync(path.join(work, 'without-overrides.yaml'), without);
+  const output = path.join(work, 'without-overrides');
+  try {
+    const args = OPENAPI_PYTHON_CLIENT_ARGS.map((arg) => (arg === 'openapi-python-client.yaml' ? 'without-overrides.yaml' : arg === 'desk_client' ? 'without-overrides' : arg));
+    const result = await runCommand(path.join(bin, 'openapi-python-client'), args, { cwd: work });
+    if (result.status !== 0) throw new Error(`openapi-python-client ${args.join(' ')} exited ${result.status}:\n${result.output}`);
+    return result.output;
+  } finally {
+    fs.rmSync(output, { recursive: true, force: true });
+  }
 }
 
 /** Go with its module cache under .cache/ (writable, so that it can be removed), the build cache Go's own. */

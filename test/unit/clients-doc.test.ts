@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { docBlock, docBlocks, OAPI_CODEGEN_COMMAND, OPENAPI_TYPESCRIPT_ARGS } from '../client/other-generators.js';
+import { docBlock, docBlocks, OAPI_CODEGEN_COMMAND, OPENAPI_PYTHON_CLIENT_ARGS, OPENAPI_TYPESCRIPT_ARGS } from '../client/other-generators.js';
 
 // docs/clients.md names every option of openapitools.json in one table, with whether its recipe passes it; the
 // recipes' command lines must pass exactly the options the table says, with the values of openapitools.json.
@@ -121,5 +121,14 @@ describe('docs/clients.md shows the commands, versions and configurations the ot
     expect(installs).to.include(`openapi-fetch@${fetchVersion}`);
     expect(installs).to.include(`openapi-typescript@${typescriptVersion}`);
     expect(lines).to.include(`npx openapi-typescript ${OPENAPI_TYPESCRIPT_ARGS.join(' ')}`);
+  });
+
+  it('openapi-python-client: the versions of requirements.txt, the command of the test, the configuration of the scenario', () => {
+    const pinned = new Map(fs.readFileSync(path.join(scenarios, 'openapi-python-client', 'requirements.txt'), 'utf8').trim().split('\n').map((line) => line.split('==') as [string, string]));
+    const lines = commands('openapi-python-client');
+    const installs = lines.filter((line) => line.startsWith('pip install')).join(' ').split(/\s+/);
+    for (const name of ['openapi-python-client', 'ruff']) expect(installs, name).to.include(`${name}==${pinned.get(name)}`);
+    expect(lines).to.include(`openapi-python-client ${OPENAPI_PYTHON_CLIENT_ARGS.join(' ')}`);
+    expect(withoutComments(docBlock('openapi-python-client', '# openapi-python-client.yaml'))).to.equal(withoutComments(fs.readFileSync(path.join(scenarios, 'openapi-python-client', 'openapi-python-client.yaml'), 'utf8')));
   });
 });
