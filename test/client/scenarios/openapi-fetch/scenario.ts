@@ -118,6 +118,10 @@ async function run(): Promise<void> {
   report('exportDimension filter');
   const exploded = await desk.GET(exportPath, { params: { path: { tenant, entity: 'cost_centres' }, query: { sort: 'budget_chf', order: 'desc', filters: { 'f.active': 'true' } } }, parseAs: 'text' });
   check(exploded.response.status === 200 && exploded.data === listed.data, 'exportDimension filters', exploded.error ?? exploded.data);
+  // without the querySerializer above openapi-fetch sends `filters[f.active]=true`, which the server refuses (docs/clients.md)
+  const deepObject = await createClient<paths>({ baseUrl: env('DESK_URL'), headers: token === '' ? {} : { Authorization: `Bearer ${token}` } })
+    .GET(exportPath, { params: { path: { tenant, entity: 'cost_centres' }, query: { filters: { 'f.active': 'true' } } }, parseAs: 'text' });
+  check(deepObject.response.status === 400 && decodeURIComponent(new URL(deepObject.response.url).search).includes('filters[f.active]=true'), 'exportDimension filters', `without querySerializer: HTTP ${deepObject.response.status} for ${deepObject.response.url}`);
   report('exportDimension filters');
 
   // the HTML graph and the contract as text; the logo and a report as bytes
