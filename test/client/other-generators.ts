@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { runAll, runCommand } from './scenario-languages.js';
 
-// The generators integrators pick besides OpenAPI Generator, each at a pinned version (the scenario folder's manifest:
-// go.mod, package.json, requirements.txt), with its download cached under .cache/: how each generates its client
+// The generators integrators pick besides OpenAPI Generator, each at a pinned version (the scenario folder's go.mod or
+// requirements.txt, or this repository's package.json), with its download cached under .cache/: how each generates its client
 // from the contract into build/other-generators/<name>/, how the client and the scenario are built and type-checked
 // with the language's own tools, and how the scenario is run. docs/clients.md shows the same commands.
 
@@ -56,7 +56,7 @@ export function docBlock(name: OtherGenerator['name'], first: string): string {
 
 /**
  * The work folder of a generator, with its scenario folder and the contract copied in, and the example of
- * docs/clients.md in `example/`, so that checking the scenario checks the recipe's code too.
+ * docs/clients.md beside them (layExample), so that checking the scenario checks the recipe's code too.
  */
 export function layWork(generator: OtherGenerator): string {
   const work = path.join(root, 'build', 'other-generators', generator.name);
