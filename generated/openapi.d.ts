@@ -1511,15 +1511,17 @@ export interface paths {
          *     `Cache-Control: no-cache` and an `ETag`; `If-None-Match` with the current ETag
          *     answers 304.
          *
-         *     The same text goes out as `application/yaml` (RFC 9512) or as `text/yaml`, by
+         *     The same text goes out as `application/yaml` (RFC 9512) or as `text/plain`, by
          *     the request's `Accept`: `application/yaml` when it accepts that (no `Accept`,
          *     any media type, `application/*`, `application/yaml`) and does not prefer
-         *     `text/yaml`;
-         *     `text/yaml` when `Accept` prefers it (`text/yaml` or `text/*` with a higher
+         *     `text/plain`;
+         *     `text/plain` when `Accept` prefers it (`text/plain` or `text/*` with a higher
          *     q-value, or named first at the same one) or accepts neither. A client generated
          *     by OpenAPI Generator's python generator asks for `application/problem+json`
          *     (its choice among the media types of the operation) and reads only JSON and
-         *     `text/*` answers: it gets `text/yaml`.
+         *     `text/*` answers: it gets `text/plain`. oapi-codegen's Go client decodes an
+         *     answer whose media type names YAML into a string, which fails: it sends
+         *     `Accept: text/plain` and reads the text from the body.
          */
         get: operations["getOpenApiYaml"];
         put?: never;
@@ -7691,7 +7693,7 @@ export interface operations {
                 };
                 content: {
                     "application/yaml": string;
-                    "text/yaml": string;
+                    "text/plain": string;
                 };
             };
             304: components["responses"]["NotModified"];

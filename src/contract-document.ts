@@ -10,7 +10,7 @@ export interface ContractDocument {
   readonly json: string;
   readonly document: Document;
   readonly yamlEtag: string;
-  /** The tag of the same YAML sent as `text/yaml`: a representation of its own (RFC 9110, 8.8.3). */
+  /** The tag of the same YAML sent as `text/plain`: a representation of its own (RFC 9110, 8.8.3). */
   readonly yamlTextEtag: string;
   readonly jsonEtag: string;
 }
@@ -20,5 +20,5 @@ export function loadContractDocument(root: string): ContractDocument {
   const yaml = fs.readFileSync(path.join(root, 'openapi.yaml'), 'utf8');
   const document = YAML.parse(yaml) as Document;
   const json = JSON.stringify(document);
-  return { yaml, json, document, yamlEtag: strongEtag(yaml), yamlTextEtag: strongEtag(`text/yaml\n${yaml}`), jsonEtag: strongEtag(json) };
+  return { yaml, json, document, yamlEtag: strongEtag(yaml), yamlTextEtag: strongEtag(`text/plain\n${yaml}`), jsonEtag: strongEtag(json) };
 }

@@ -31,7 +31,7 @@ export function runCommand(command: string, args: string[], options: { cwd: stri
 }
 
 /** Runs the commands in turn; throws at the first that fails, with its command line and output. */
-async function runAll(steps: { command: string; args: string[]; cwd: string; env?: Record<string, string> }[]): Promise<void> {
+export async function runAll(steps: { command: string; args: string[]; cwd: string; env?: Record<string, string> }[]): Promise<void> {
   for (const step of steps) {
     const result = await runCommand(step.command, step.args, step);
     if (result.status !== 0) {

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
+import path from 'node:path';
+import { docBlock, docBlocks, OAPI_CODEGEN_COMMAND, OPENAPI_PYTHON_CLIENT_ARGS, OPENAPI_TYPESCRIPT_ARGS } from '../client/other-generators.js';
 
 // docs/clients.md names every option of openapitools.json in one table, with whether its recipe passes it; the
 // recipes' command lines must pass exactly the options the table says, with the values of openapitools.json.
@@ -88,4 +90,45 @@ describe('docs/clients.md and openapitools.json name the same generator options'
       expect(Object.fromEntries(passed)).to.deep.equal(Object.fromEntries(expected));
     });
   }
+});
+
+describe('docs/clients.md shows the commands, versions and configurations the other generators run with', () => {
+  const scenarios = path.join('test', 'client', 'scenarios');
+  /** The lines of the section's `sh` blocks, continuation lines joined. */
+  const commands = (name: Parameters<typeof docBlocks>[0]): string[] =>
+    docBlocks(name).filter((block) => block.language === 'sh').flatMap((block) => block.text.replace(/\\\n\s*/g, '').split('\n'));
+  /** A configuration file without its comment lines. */
+  const withoutComments = (text: string): string => text.split('\n').filter((line) => !line.startsWith('#')).join('\n').trim();
+
+  it('oapi-codegen: the version of go.mod, the command of the test, the configuration of the scenario', () => {
+    const goMod = fs.readFileSync(path.join(scenarios, 'oapi-codegen', 'go.mod'), 'utf8');
+    const version = /^\s*github\.com\/oapi-codegen\/oapi-codegen\/v2 (v\S+)/m.exec(goMod)?.[1];
+    expect(version, 'go.mod requires oapi-codegen').to.be.a('string');
+    expect(goMod).to.match(/^tool github\.com\/oapi-codegen\/oapi-codegen\/v2\/cmd\/oapi-codegen$/m);
+    const lines = commands('oapi-codegen');
+    expect(lines).to.include(`go get -tool github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@${version}`);
+    expect(lines.some((line) => line.split(' && ').includes(OAPI_CODEGEN_COMMAND.join(' '))), `a line running ${OAPI_CODEGEN_COMMAND.join(' ')}`).to.equal(true);
+    expect(withoutComments(docBlock('oapi-codegen', '# oapi-codegen.yaml'))).to.equal(withoutComments(fs.readFileSync(path.join(scenarios, 'oapi-codegen', 'oapi-codegen.yaml'), 'utf8')));
+  });
+
+  it('openapi-typescript and openapi-fetch: the versions this repository installs, the command of the test', () => {
+    const manifest = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { devDependencies: Record<string, string> };
+    const fetchVersion = manifest.devDependencies['openapi-fetch'];
+    expect(fetchVersion, 'openapi-fetch is a devDependency at an exact version').to.match(/^\d+\.\d+\.\d+$/);
+    const typescriptVersion = (JSON.parse(fs.readFileSync('node_modules/openapi-typescript/package.json', 'utf8')) as { version: string }).version;
+    const lines = commands('openapi-fetch');
+    const installs = lines.filter((line) => line.includes('npm install')).join(' ').split(/\s+|&&/);
+    expect(installs).to.include(`openapi-fetch@${fetchVersion}`);
+    expect(installs).to.include(`openapi-typescript@${typescriptVersion}`);
+    expect(lines).to.include(`npx openapi-typescript ${OPENAPI_TYPESCRIPT_ARGS.join(' ')}`);
+  });
+
+  it('openapi-python-client: the versions of requirements.txt, the command of the test, the configuration of the scenario', () => {
+    const pinned = new Map(fs.readFileSync(path.join(scenarios, 'openapi-python-client', 'requirements.txt'), 'utf8').trim().split('\n').map((line) => line.split('==') as [string, string]));
+    const lines = commands('openapi-python-client');
+    const installs = lines.filter((line) => line.startsWith('pip install')).join(' ').split(/\s+/);
+    for (const name of ['openapi-python-client', 'ruff']) expect(installs, name).to.include(`${name}==${pinned.get(name)}`);
+    expect(lines).to.include(`openapi-python-client ${OPENAPI_PYTHON_CLIENT_ARGS.join(' ')}`);
+    expect(withoutComments(docBlock('openapi-python-client', '# openapi-python-client.yaml'))).to.equal(withoutComments(fs.readFileSync(path.join(scenarios, 'openapi-python-client', 'openapi-python-client.yaml'), 'utf8')));
+  });
 });
