@@ -4241,7 +4241,10 @@ export interface components {
          *     (`NARRATIVE_PER_MINUTE`, default 10), signal validations and compilations per
          *     minute together (`SIGNAL_TOOLS_PER_MINUTE`, default 60), exports running at once
          *     (`EXPORTS_PER_CALLER`, default 2). Every call that passes sign-in and request
-         *     validation counts, whatever it answers. Repeat after `Retry-After` seconds.
+         *     validation counts, whatever it answers. In store mode with a bounded cache, a
+         *     read of a tenant that is not in the cache starts its fetch, and fetches started
+         *     per minute are limited too (`TENANT_FETCHES_PER_MINUTE`, default 60); reads of
+         *     cached tenants are never refused. Repeat after `Retry-After` seconds.
          *     Nothing was done.
          */
         TooManyRequests: {
@@ -5079,6 +5082,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5162,6 +5166,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5206,6 +5211,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5247,6 +5253,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5314,6 +5321,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5377,6 +5385,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             416: components["responses"]["RangeNotSatisfiable"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5466,6 +5475,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5559,6 +5569,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -5707,6 +5718,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -6141,6 +6153,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -7167,6 +7180,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -7262,6 +7276,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -7379,6 +7394,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -7507,6 +7523,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };
@@ -7581,6 +7598,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["TenantUnavailable"];
         };

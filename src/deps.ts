@@ -115,11 +115,10 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   // Every file put in service gets its search index built in the background, before its first search.
   tenants.onInstalled((entry) => prebuildSearchIndex(tenants, searchIndexes, entry.compositeId));
   const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log, metrics, options.storeFileSink) : null;
-  if (store?.cache != null) {
-    // the bounded cache counts the search indexes beside the tenant files, and closes an evicted tenant's index
-    searchIndexes.buildIn(store.cache);
-    tenants.onUnloaded((entry) => searchIndexes.forget(entry.compositeId));
-  }
+  // an evicted or removed tenant's search index closes: its connection, and its names leave SEARCH_MEMORY_MB
+  tenants.onUnloaded((entry) => searchIndexes.forget(entry.compositeId));
+  // the bounded cache counts the search indexes beside the tenant files
+  if (store?.cache != null) searchIndexes.buildIn(store.cache);
   // Store mode: cached files are served at once; the first sync with the store runs in the background.
   if (store !== null) void store.start();
   else tenants.scanLocal();

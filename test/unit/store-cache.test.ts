@@ -67,6 +67,57 @@ describe('CacheBudget', () => {
   });
 });
 
+describe('CacheBudget: segmented LRU', () => {
+  it('keeps a tenant used again against a scan of tenants used once', () => {
+    const ev = evictor(new Set());
+    const budget = (ev.budget = new CacheBudget(100, ev));
+    budget.settle('hot', 20);
+    budget.touch('hot', false);
+    budget.touch('hot');
+    expect(budget.isProtected('hot')).to.equal(true);
+    // 50 tenants of 20 bytes, each fetched (room reserved, settled) and used once: only probation churns
+    for (let i = 0; i < 50; i++) {
+      const id = `scan${i}`;
+      const room = budget.tryReserve(id, 20)!;
+      budget.settle(id, 20);
+      room.release();
+      budget.touch(id, false);
+      budget.touch('hot');
+    }
+    expect(ev.evicted).not.to.include('hot');
+    expect(ev.evicted).to.have.length(46);
+    expect(budget.tenants()).to.deep.equal(['scan46', 'scan47', 'scan48', 'scan49', 'hot']);
+  });
+
+  it('holds at most its share in the protected segment, the least recently used moving back to probation', () => {
+    const ev = evictor(new Set());
+    const budget = (ev.budget = new CacheBudget(100, ev));
+    for (const id of ['a', 'b', 'c', 'd', 'e']) {
+      budget.settle(id, 20);
+      budget.touch(id);
+    }
+    // 80 bytes protected at most: a went back to probation, first in line
+    expect(['a', 'b', 'c', 'd', 'e'].filter((id) => budget.isProtected(id))).to.deep.equal(['b', 'c', 'd', 'e']);
+    expect(budget.tenants()[0]).to.equal('a');
+    expect(budget.tryReserve('f', 20)).not.to.equal(null);
+    expect(ev.evicted).to.deep.equal(['a']);
+  });
+
+  it('evicts nothing for a guest (a warm-up fetch) until it is used', () => {
+    const ev = evictor(new Set());
+    const budget = (ev.budget = new CacheBudget(100, ev));
+    budget.settle('a', 60);
+    budget.admitAsGuest('g');
+    expect(budget.tryReserve('g', 50)).to.equal(null);
+    const room = budget.tryReserve('g', 40)!;
+    expect(room.grow(41)).to.equal(false);
+    expect(ev.evicted).to.deep.equal([]);
+    budget.welcome('g');
+    expect(room.grow(50)).to.equal(true);
+    expect(ev.evicted).to.deep.equal(['a']);
+  });
+});
+
 describe('warm list', () => {
   it('names tenants in its order, packs in composite-ID order, each once, only those listed', () => {
     const listed = ['west.b', 'ost.a', 'west.a', 'ost.b'];
