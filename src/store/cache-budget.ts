@@ -41,7 +41,8 @@ export const PROTECTED_SHARE = 0.8;
  * (a hit) it moves to the protected segment, which holds at most PROTECTED_SHARE of the bound (beyond it, its least
  * recently used tenants move back to the most recent end of probation). Eviction takes probation's least recently
  * used first, then the protected segment's. A scan of tenants used once only ever churns probation, so the tenants
- * in steady use stay.
+ * in steady use stay. A protected tenant goes only when probation holds no other tenant: one in use there (a read,
+ * a fetch, a download on its way in) makes a write wait for it rather than take a protected tenant.
  */
 export class CacheBudget {
   /** Settled bytes per tenant used once since it was fetched; iteration order is recency, least recently used first. */
@@ -52,6 +53,8 @@ export class CacheBudget {
   private used = 0;
   private reserved = 0;
   private readonly waiting: WaitingReservation[] = [];
+  /** Reservations under way per owner (a download, an index build). */
+  private readonly writing = new Map<string, number>();
   /** Tenants fetched ahead of any use (STORE_WARM) and not used since: their writes take free room only, evicting nothing. */
   private readonly guests = new Set<string>();
 
@@ -132,6 +135,11 @@ export class CacheBudget {
     this.guests.add(compositeId);
   }
 
+  /** Whether the tenant was fetched ahead of any use (STORE_WARM) and not used since. */
+  isGuest(compositeId: string): boolean {
+    return this.guests.has(compositeId);
+  }
+
   /** The tenant is in use: its writes may evict others again. */
   welcome(compositeId: string): void {
     this.guests.delete(compositeId);
@@ -167,6 +175,7 @@ export class CacheBudget {
   tryReserve(owner: string, bytes: number): Reservation | null {
     if (!this.makeRoom(owner, bytes)) return null;
     this.reserved += bytes;
+    this.writing.set(owner, (this.writing.get(owner) ?? 0) + 1);
     return this.reservation(owner, bytes);
   }
 
@@ -211,21 +220,38 @@ export class CacheBudget {
     }
   }
 
-  /** Whether `bytes` more would fit once every tenant that may go now is gone (owner excepted): evicts nothing. */
+  /** Whether `bytes` more would fit once every tenant that may go for it now is gone (owner excepted): evicts nothing. */
   couldFit(owner: string, bytes: number): boolean {
-    let free = this.freeBytes;
-    for (const segment of [this.probation, this.protectedSegment]) {
-      for (const [id, charged] of segment) if (id !== owner && this.evictor.canEvict(id)) free += charged;
+    return bytes <= this.freeBytes + this.candidates(owner).reduce((sum, id) => sum + (this.chargeOf(id) ?? 0), 0);
+  }
+
+  /**
+   * The tenants a write into `owner`'s folder may evict, in order: probation's that may go now, then the protected
+   * segment's, but only when nothing else is left on probation. A tenant on probation in use (being read, or being
+   * downloaded into it) makes the write wait rather than take a protected tenant: a scan's fetches never evict the
+   * tenants in steady use.
+   */
+  private candidates(owner: string): string[] {
+    const out: string[] = [];
+    let held = false;
+    for (const id of this.probation.keys()) {
+      if (id === owner) continue;
+      if (this.evictor.canEvict(id)) out.push(id);
+      else held = true;
     }
-    return bytes <= free;
+    // a tenant being fetched is on its way to probation: it holds probation as one there in use does
+    for (const id of this.writing.keys()) if (id !== owner && !this.protectedSegment.has(id)) held = true;
+    if (held) return out;
+    for (const id of this.protectedSegment.keys()) if (id !== owner && this.evictor.canEvict(id)) out.push(id);
+    return out;
   }
 
   private makeRoom(owner: string, bytes: number): boolean {
     if (bytes <= this.freeBytes) return true;
     if (this.guests.has(owner) || !this.couldFit(owner, bytes)) return false;
-    for (const id of this.tenants()) {
+    for (const id of this.candidates(owner)) {
       if (bytes <= this.freeBytes) break;
-      if (id !== owner && this.evictor.canEvict(id)) this.evictor.evict(id);
+      this.evictor.evict(id);
     }
     return bytes <= this.freeBytes;
   }
@@ -249,6 +275,9 @@ export class CacheBudget {
         if (released) return;
         released = true;
         budget.reserved -= bytes;
+        const left = (budget.writing.get(owner) ?? 1) - 1;
+        if (left > 0) budget.writing.set(owner, left);
+        else budget.writing.delete(owner);
         budget.retryWaiting();
       },
     };

@@ -71,6 +71,7 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
   private readonly tooLarge = new Set<string>();
   /** ETag of a tenant's object that failed its checks (not SQLite, incomplete): not fetched again until it changes. */
   private readonly broken = new Map<string, { etag: string; error: string }>();
+  private readonly promotedListeners: ((compositeId: string) => void)[] = [];
 
   constructor(
     private readonly registry: TenantRegistry,
@@ -161,8 +162,13 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
   }
 
   used(entry: TenantEntry, fetched: boolean): void {
-    this.budget.welcome(entry.compositeId);
-    this.budget.touch(entry.compositeId, !fetched);
+    const id = entry.compositeId;
+    const wasProtected = this.budget.isProtected(id);
+    this.budget.welcome(id);
+    this.budget.touch(id, !fetched);
+    if (!wasProtected && this.budget.isProtected(id)) {
+      for (const listener of this.promotedListeners) listener(id);
+    }
     if (!fetched) this.metrics.hits.inc();
   }
 
@@ -223,6 +229,20 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     if (bytes === 0 && !isInService(entry)) this.budget.drop(entry.compositeId);
     else this.budget.settle(entry.compositeId, bytes);
     if (isInService(entry)) this.evicted.delete(entry.compositeId);
+  }
+
+  /**
+   * Whether the tenant's search index should be built ahead of its first search: a tenant in steady use (read again
+   * since it was fetched) or warmed; not one fetched for a single request, so that a scan of tenants read once does
+   * not build an index for each (a search of such a tenant builds it, and waits for it).
+   */
+  wantsIndexAhead(compositeId: string): boolean {
+    return this.budget.isProtected(compositeId) || this.budget.isGuest(compositeId);
+  }
+
+  /** Calls `listener` when a tenant is read again while cached (it moves to the protected segment). */
+  onPromoted(listener: (compositeId: string) => void): void {
+    this.promotedListeners.push(listener);
   }
 
   /** The object of a tenant failed its checks (`error`): it is not fetched again until the store holds another one. */

@@ -73,6 +73,8 @@ describe('the store cache and tenant removal: what the review found', function (
         expect(fs.existsSync(entry.klsPath)).to.equal(true);
         expect(lease.db.prepare('SELECT count(*) AS n FROM meta').get()).to.have.property('n').above(0);
         lease.release();
+        // the search index builds queued at start lease their tenants too
+        await server.deps.searchIndexes.buildsSettled();
         expect((await call(server.url, '/api/refresh?wait=true')).status).to.equal(200);
         expect(fs.existsSync(entry.dir)).to.equal(false);
         expect(server.deps.tenants.get(TENANT)).to.equal(undefined);
@@ -101,6 +103,8 @@ describe('the store cache and tenant removal: what the review found', function (
         expect((await call(server.url, '/api/refresh?wait=true')).status).to.equal(200);
         expect(fs.existsSync(entry.klsPath)).to.equal(true);
         lease.release();
+        // the read again moved the tenant to the protected segment, whose index build leases it too
+        await server.deps.searchIndexes.buildsSettled();
         expect((await call(server.url, '/api/refresh?wait=true')).status).to.equal(200);
         expect(fs.existsSync(entry.dir)).to.equal(false);
       } finally {

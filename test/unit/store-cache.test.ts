@@ -25,9 +25,10 @@ describe('CacheBudget', () => {
     const budget = (ev.budget = new CacheBudget(100, ev));
     for (const id of ['a', 'b', 'c', 'd']) budget.settle(id, 20);
     budget.touch('a');
+    budget.touch('b');
     const room = budget.tryReserve('c', 50);
     expect(room).not.to.equal(null);
-    // order c, d, a (a touched); b busy, c being written: d then a go
+    // probation c, d, then protected a, b (used again); b busy, c being written: d then a go
     expect(ev.evicted).to.deep.equal(['d', 'a']);
     expect(budget.usedBytes + budget.reservedBytes).to.be.at.most(100);
     room!.release();
@@ -101,6 +102,29 @@ describe('CacheBudget: segmented LRU', () => {
     expect(budget.tenants()[0]).to.equal('a');
     expect(budget.tryReserve('f', 20)).not.to.equal(null);
     expect(ev.evicted).to.deep.equal(['a']);
+  });
+
+  it('makes a write wait rather than evict a protected tenant while a tenant on probation is in use', () => {
+    const busy = new Set(['p']);
+    const ev = evictor(busy);
+    const budget = (ev.budget = new CacheBudget(100, ev));
+    budget.settle('hot', 40);
+    budget.touch('hot');
+    budget.settle('p', 40);
+    expect(budget.couldFit('new', 40)).to.equal(false);
+    expect(budget.tryReserve('new', 40)).to.equal(null);
+    expect(ev.evicted).to.deep.equal([]);
+    // a download on its way to probation holds it too
+    busy.delete('p');
+    budget.drop('p');
+    const download = budget.tryReserve('other', 20)!;
+    expect(budget.tryReserve('new', 60)).to.equal(null);
+    expect(ev.evicted).to.deep.equal([]);
+    download.release();
+    budget.settle('p', 40);
+    // once probation holds nothing else, a protected tenant may go
+    expect(budget.tryReserve('new', 80)).not.to.equal(null);
+    expect(ev.evicted).to.deep.equal(['p', 'hot']);
   });
 
   it('evicts nothing for a guest (a warm-up fetch) until it is used', () => {
