@@ -1,9 +1,12 @@
 import { expect } from 'chai';
 import http from 'node:http';
+import path from 'node:path';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startObjectStore, type TestObjectStore } from '../helpers/s3rver.js';
 import { REPORT_KEY, tenantVariant } from '../helpers/store-cache.js';
+import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
 import { startStoreModeServer, waitForSync, waitUntil } from '../helpers/store-mode.js';
-import type { TestServer } from '../helpers/server.js';
+import { tempDir, type TestServer } from '../helpers/server.js';
 
 const SCANNED = 12;
 const FETCHES_PER_MINUTE = 8;
@@ -139,5 +142,47 @@ describe('KLS store mode with a bounded cache: one caller scanning tenants', fun
     await waitUntil(() => scanned.every((id) => !server.deps.store!.isBusy(id)), 60_000, 'the fetches to end');
     expect(store.traffic.objectGets).to.equal(FETCHES_PER_MINUTE);
     expect(server.deps.tenants.get(scanned[FETCHES_PER_MINUTE]!)!.handle).to.equal(null);
+  });
+});
+
+describe('KLS store mode with a bounded cache: the fetch limit across instances on one PostgreSQL', function () {
+  this.timeout(120_000);
+  let postgres: TestPostgres;
+  let store: TestObjectStore;
+  const instances: ServerProcess[] = [];
+  const data = tempDir('ads-fetch-limit-');
+
+  before(async () => {
+    [postgres, store] = await Promise.all([startPostgres(), startObjectStore()]);
+    for (let i = 0; i < 6; i++) await store.put(`scan/t${i}/kls.sqlite`, tenantVariant('west', 'rehaklinik', `Tenant ${i}`, `report of scan.t${i}`));
+    const appDb = await postgres.createDatabase('fetches');
+    // processes of their own, as operators run them: each its own cache, one app database
+    for (const name of ['a', 'b']) {
+      const dataDir = path.join(data.dir, name);
+      instances.push(
+        await spawnServer(store.env({ DATA_DIR: dataDir, KLS_DIR: path.join(dataDir, 'kls'), GIT_WORKSPACES_DIR: '', APP_DB_URL: appDb, STORE_CACHE_MAX_MB: '100', TENANT_FETCHES_PER_MINUTE: '4' })),
+      );
+    }
+    for (const instance of instances) {
+      await waitUntil(async () => (await getFrom('127.0.0.1', `${instance.url}/health/ready`).then((a) => (a as Answer).status)) === 200, 30_000, 'readiness');
+    }
+  });
+  after(async () => {
+    for (const instance of instances) await instance.stop();
+    await store?.close();
+    await postgres?.close();
+    data.remove();
+  });
+
+  it('gives a caller TENANT_FETCHES_PER_MINUTE fetches across the instances, then 429 on each', async () => {
+    const [a, b] = instances as [ServerProcess, ServerProcess];
+    const read = (at: ServerProcess, id: string, from: string) => getFrom(from, `${at.url}/api/reports/${id}/${REPORT_KEY}`) as Promise<Answer>;
+    for (let i = 0; i < 4; i++) expect((await read(i % 2 === 0 ? a : b, `scan.t${i}`, '127.0.0.5')).status, `scan.t${i}`).to.equal(200);
+    for (const instance of [a, b]) {
+      const refused = await read(instance, 'scan.t4', '127.0.0.5');
+      expect(refused.status).to.equal(429);
+      expect(Number(refused.retryAfter)).to.be.within(1, 60);
+    }
+    expect((await read(b, 'scan.t5', '127.0.0.6')).status).to.equal(200);
   });
 });
