@@ -417,6 +417,12 @@ function genericSetup(transaction, route, operationId, status, done) {
       return done();
     }
     case 429:
+      if (route.op['x-cost'] === undefined) {
+        // the operation reads a tenant file: its 429 is a fetch past TENANT_FETCHES_PER_MINUTE, which needs store mode
+        // with a bounded cache (test/api/store-cache-scan.test.ts provokes it); these worlds serve local files
+        skip(transaction, 'a tenant fetch past the caller\'s limit happens only in store mode with a bounded cache (test/api/store-cache-scan.test.ts)');
+        return done();
+      }
       if (ENDPOINT) {
         skip(transaction, "would spend the caller's limit for a minute and refuse the transactions that follow (only in the run that starts its own server)");
         return done();

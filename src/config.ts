@@ -132,11 +132,13 @@ export type AuthConfig =
       readonly rolesClaim: string;
     };
 
-/** NARRATIVE_PER_MINUTE, EXPORTS_PER_CALLER, SIGNAL_TOOLS_PER_MINUTE, EXPORT_LEASE_MS. */
+/** NARRATIVE_PER_MINUTE, EXPORTS_PER_CALLER, SIGNAL_TOOLS_PER_MINUTE, TENANT_FETCHES_PER_MINUTE, EXPORT_LEASE_MS. */
 export interface CostLimitsConfig {
   readonly narrativesPerMinute: number;
   readonly exportsPerCaller: number;
   readonly signalToolsPerMinute: number;
+  /** Requests per minute that find their tenant not in the bounded store cache and start its fetch. */
+  readonly tenantFetchesPerMinute: number;
   /** With a PostgreSQL app database: how long an export's slot outlives its last renewal (an instance killed mid-export). */
   readonly exportLeaseMs: number;
 }
@@ -335,6 +337,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
       narrativesPerMinute: integer('NARRATIVE_PER_MINUTE', 10, 0, 1_000_000),
       exportsPerCaller: integer('EXPORTS_PER_CALLER', 2, 0, 10_000),
       signalToolsPerMinute: integer('SIGNAL_TOOLS_PER_MINUTE', 60, 0, 1_000_000),
+      tenantFetchesPerMinute: integer('TENANT_FETCHES_PER_MINUTE', 60, 0, 1_000_000),
       exportLeaseMs: integer('EXPORT_LEASE_MS', 30_000, 1000, 600_000),
     },
     trustProxy: trust,

@@ -112,14 +112,18 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     config.searchThread ? new SearchThread() : null,
   );
   metrics.watchOpenTenantFiles(() => ({ kls: tenants.openHandles, search_index: searchIndexes.openIndexes }));
-  // Every file put in service gets its search index built in the background, before its first search.
-  tenants.onInstalled((entry) => prebuildSearchIndex(tenants, searchIndexes, entry.compositeId));
   const store = config.klsMode === 'store' ? await createKlsStore(config, tenants, log, metrics, options.storeFileSink) : null;
-  if (store?.cache != null) {
-    // the bounded cache counts the search indexes beside the tenant files, and closes an evicted tenant's index
-    searchIndexes.buildIn(store.cache);
-    tenants.onUnloaded((entry) => searchIndexes.forget(entry.compositeId));
-  }
+  // Every file put in service gets its search index built in the background, before its first search; with a bounded
+  // cache only a tenant in steady use (read again, or warmed), so that a scan of tenants read once builds no index
+  const cache = store?.cache ?? null;
+  tenants.onInstalled((entry) => {
+    if (cache === null || cache.wantsIndexAhead(entry.compositeId)) prebuildSearchIndex(tenants, searchIndexes, entry.compositeId);
+  });
+  cache?.onPromoted((compositeId) => prebuildSearchIndex(tenants, searchIndexes, compositeId));
+  // an evicted or removed tenant's search index closes: its connection, and its names leave SEARCH_MEMORY_MB
+  tenants.onUnloaded((entry) => searchIndexes.forget(entry.compositeId));
+  // the bounded cache counts the search indexes beside the tenant files
+  if (cache !== null) searchIndexes.buildIn(cache);
   // Store mode: cached files are served at once; the first sync with the store runs in the background.
   if (store !== null) void store.start();
   else tenants.scanLocal();

@@ -5,8 +5,14 @@ import type { Caller } from './caller.js';
 
 /** The limited kinds of costly work, as operations name them in the contract's `x-cost`. */
 export const COST_KINDS = ['narrative', 'export', 'signal-tool'] as const;
-/** One limited kind of costly work. */
-export type CostKind = (typeof COST_KINDS)[number];
+/**
+ * One limited kind of costly work: those of the contract, and `tenant-fetch`, the fetch of a tenant into the
+ * bounded store cache, which a request counts when it finds its tenant not cached (whatever operation it is).
+ */
+export type CostKind = (typeof COST_KINDS)[number] | 'tenant-fetch';
+
+/** The kinds counted per minute. */
+export const PER_MINUTE_KINDS = ['narrative', 'signal-tool', 'tenant-fetch'] as const;
 
 /** True when `value` names a limited kind of costly work. */
 export const isCostKind = (value: unknown): value is CostKind => typeof value === 'string' && (COST_KINDS as readonly string[]).includes(value);
@@ -35,15 +41,15 @@ export interface OwnedCostLimiter extends CostLimiter {
 }
 
 /**
- * Limits per caller (`Caller.limitKey`): narratives and signal tool runs per minute (fixed one-minute windows),
- * and exports running at once. Counters live in this process (rate-limiter-flexible's memory store).
+ * Limits per caller (`Caller.limitKey`): narratives, signal tool runs and tenant fetches per minute (fixed
+ * one-minute windows), and exports running at once. Counters live in this process (rate-limiter-flexible's memory store).
  */
 export class CostLimits implements OwnedCostLimiter {
   private readonly perMinute: Partial<Record<PerMinuteKind, RateLimiterMemory>> = {};
   private readonly exports: RateLimiterMemory | null;
 
   constructor(private readonly config: LimitSizes) {
-    for (const kind of ['narrative', 'signal-tool'] as const) {
+    for (const kind of PER_MINUTE_KINDS) {
       const points = perMinuteLimit(config, kind);
       if (points > 0) this.perMinute[kind] = new RateLimiterMemory({ keyPrefix: kind, points, duration: 60 });
     }
@@ -95,12 +101,19 @@ export const noop: Release = () => {};
 
 /** The per-minute limit of `kind` (0: off). */
 export const perMinuteLimit = (config: LimitSizes, kind: PerMinuteKind): number =>
-  kind === 'narrative' ? config.narrativesPerMinute : config.signalToolsPerMinute;
+  kind === 'narrative' ? config.narrativesPerMinute : kind === 'signal-tool' ? config.signalToolsPerMinute : config.tenantFetchesPerMinute;
+
+/** What a per-minute limit counts, as its 429 names it. */
+const perMinuteWork = (config: LimitSizes, kind: PerMinuteKind): string =>
+  kind === 'narrative'
+    ? `${config.narrativesPerMinute} narratives`
+    : kind === 'signal-tool'
+      ? `${config.signalToolsPerMinute} signal validations and compilations`
+      : `${config.tenantFetchesPerMinute} fetches of tenants not in the cache`;
 
 /** The 429 problem of a per-minute limit, retry when the caller's window ends (`msBeforeNext`). */
 export function perMinuteRefusal(config: LimitSizes, kind: PerMinuteKind, msBeforeNext: number): Problem {
-  const limit = kind === 'narrative' ? `${config.narrativesPerMinute} narratives` : `${config.signalToolsPerMinute} signal validations and compilations`;
-  return tooMany(`at most ${limit} per minute per caller`, Math.ceil(msBeforeNext / 1000));
+  return tooMany(`at most ${perMinuteWork(config, kind)} per minute per caller`, Math.ceil(msBeforeNext / 1000));
 }
 
 /** The 429 problem of an export past the caller's exports at once. */

@@ -3,7 +3,7 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-lim
 import type { CostLimitsConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Caller } from './caller.js';
-import { CostLimits, exportRefusal, noop, perMinuteLimit, perMinuteRefusal, type CostKind, type OwnedCostLimiter, type PerMinuteKind, type Release } from './cost-limits.js';
+import { CostLimits, PER_MINUTE_KINDS, exportRefusal, noop, perMinuteLimit, perMinuteRefusal, type CostKind, type OwnedCostLimiter, type PerMinuteKind, type Release } from './cost-limits.js';
 import { ExportLeases } from './export-leases.js';
 import { LimitStore, WINDOWS_TABLE } from './limit-store.js';
 
@@ -14,7 +14,7 @@ const WINDOW_KEPT_MS = 3_600_000;
 
 /**
  * The limits on costly work counted in the PostgreSQL app database, so that every instance on it counts the same
- * budget: narratives and signal tool runs per minute in rate-limiter-flexible's PostgreSQL store, exports at once as
+ * budget: narratives, signal tool runs and tenant fetches per minute in rate-limiter-flexible's PostgreSQL store, exports at once as
  * leases (ExportLeases). While the database does not answer, each instance counts on its own, as with SQLite: the
  * per-minute limits through rate-limiter-flexible's insurance limiter (a memory store of the same size), exports
  * through this process's counter. Keys are SHA-256 digests of `Caller.limitKey`: no address or subject is stored.
@@ -31,7 +31,7 @@ export class SharedCostLimits implements OwnedCostLimiter {
     private readonly store: LimitStore,
     log: Logger,
   ) {
-    for (const kind of ['narrative', 'signal-tool'] as const) {
+    for (const kind of PER_MINUTE_KINDS) {
       const points = perMinuteLimit(config, kind);
       if (points <= 0) continue;
       this.perMinute[kind] = new RateLimiterPostgres({

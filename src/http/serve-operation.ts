@@ -6,6 +6,7 @@ import { toIssues } from '../common/validation-issues.js';
 import type { HandlerMap, Input, OperationId } from '../operations/contract.js';
 import type { Deps } from '../ports/deps.js';
 import { ScopedTenants } from '../tenants/tenants.js';
+import { withFetchAdmission } from '../tenants/fetch-admission.js';
 import { authenticate, authorize, privateToCaller } from './access.js';
 import { answerResult, type AnyResult } from './answer.js';
 import { LargeBodyQueue, readJsonBody } from './body.js';
@@ -57,7 +58,11 @@ export function operationServer(index: ContractIndex, handlers: HandlerMap, deps
       requestDeps = scopedDeps(deps, tenants, caller.mode === 'oidc' ? async () => ({ name: caller.name, email: caller.email }) : deps.identity);
     }
     const input = { path: checked.path, query: checked.query, body: checked.body, headers: ctx.headers, requestId: record.id, caller } as Input<OperationId>;
-    const result = await (handlers[entry.operationId as OperationId] as AnyHandler)(input, requestDeps);
+    // every tenant fetch the handler starts counts against the caller's limit
+    const admitFetch = async (): Promise<void> => {
+      await deps.limits.admit('tenant-fetch', caller);
+    };
+    const result = await withFetchAdmission(admitFetch, () => (handlers[entry.operationId as OperationId] as AnyHandler)(input, requestDeps));
     if (result.createdIds !== undefined) record.createdIds = result.createdIds;
     if (result.auditDetails !== undefined) record.auditDetails = result.auditDetails;
     answerResult(ctx, record, index.api, problems, entry, result, deps.config.responseValidation);

@@ -6,6 +6,13 @@ export interface BuildRoom {
   release(): void;
 }
 
+/** Room a build claims first, per byte of the KLS file it reads (at least 256 KiB); it grows as the sidecar does. */
+const ROOM_PER_KLS_BYTE = 0.5;
+const MIN_ROOM_BYTES = 256 * 1024;
+
+/** The room a sidecar build over a KLS file of `klsBytes` claims first. */
+export const indexRoomFor = (klsBytes: number): number => Math.max(MIN_ROOM_BYTES, Math.ceil(klsBytes * ROOM_PER_KLS_BYTE));
+
 /** Where sidecar builds get their room: the bounded store cache, which counts the sidecars beside the tenant files. */
 export interface SidecarSpace {
   /** Room for a build in the tenant's folder, at least `bytes`; null when the cache has none now (the build fails). */

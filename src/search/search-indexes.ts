@@ -11,7 +11,7 @@ import type { SearchHitCheck } from './search-hit.js';
 import { EMPTY_RESULTS, SearchIndex } from './search-index.js';
 import type { EncodedResults } from '../ports/tenant-reads.js';
 import type { SearchThread } from './search-thread.js';
-import type { SidecarSpace } from './build-room.js';
+import { indexRoomFor, type SidecarSpace } from './build-room.js';
 
 /** The KLS generation a search runs on: which tenant, where its files live, and a leased connection. */
 export interface IndexSource {
@@ -23,10 +23,6 @@ export interface IndexSource {
   fingerprint: string | null;
   db: Database.Database;
 }
-
-/** Room a build claims first, per byte of the KLS file it reads (at least 256 KiB); it grows as the sidecar does. */
-const ROOM_PER_KLS_BYTE = 0.5;
-const MIN_ROOM_BYTES = 256 * 1024;
 
 interface Slot {
   generation: number;
@@ -309,7 +305,7 @@ export class SearchIndexes {
     }
     const started = performance.now();
     const space = this.space;
-    const room = space === null ? null : space.claim(source.compositeId, Math.max(MIN_ROOM_BYTES, Math.ceil(fileBytes(source.db.name) * ROOM_PER_KLS_BYTE)));
+    const room = space === null ? null : space.claim(source.compositeId, indexRoomFor(fileBytes(source.db.name)));
     if (space !== null && room === null) throw new Error('no room in the store cache for the search index: the tenants in it are in use');
     try {
       await buildSearchIndex(source.db, file, { fingerprint: source.fingerprint, checkHit: this.checkHit, room });

@@ -15,6 +15,7 @@ import { TenantCache, type FetchSource } from './tenant-cache.js';
 import type { SyncOutcome } from './tenant-download.js';
 import { TenantSyncs } from './tenant-syncs.js';
 import { warmOrder } from './warm-list.js';
+import { indexRoomFor } from '../search/build-room.js';
 
 /** What a refresh did (or, answered at once, started). */
 export interface StoreRefreshOutcome {
@@ -63,6 +64,9 @@ export class KlsStore implements FetchSource {
   private reachedOnce = false;
   private lastError: string | null = null;
   private pollTimer: NodeJS.Timeout | undefined;
+  /** The fetches of STORE_WARM after the first listing (resolved at once without a bounded cache). */
+  private warmUp: Promise<void> = Promise.resolve();
+  private startUp: Promise<void> = Promise.resolve();
   private polling: Promise<unknown> | null = null;
 
   constructor(
@@ -104,10 +108,17 @@ export class KlsStore implements FetchSource {
       this.log.info({ ms, tenants: this.registry.list().length, error }, 'first sync with the object store finished');
     };
     const first = this.sync({ kind: 'all' }, this.cache === null ? undefined : initialized);
-    return first.then((error) => {
+    this.startUp = first.then((error) => {
       initialized(error);
-      if (this.cache !== null && !this.syncs.stopped) void this.warm();
+      if (this.cache !== null && !this.syncs.stopped) this.warmUp = this.warm();
     });
+    return this.startUp;
+  }
+
+  /** Resolves once the fetches of STORE_WARM have ended (after the first sync; tests, benchmarks). */
+  async warmed(): Promise<void> {
+    await this.startUp;
+    await this.warmUp;
   }
 
   /** Whether the first sync with the store has finished (successfully or not: see `error`); with a bounded cache, its listing. */
@@ -221,7 +232,7 @@ export class KlsStore implements FetchSource {
     const listed = listedTenants(listing.objects, this.options.prefix);
     if (listing.complete) {
       for (const entry of this.inScope(scope)) {
-        if (!listed.has(entry.compositeId) && !this.syncs.isBusy(entry.compositeId)) this.forget(entry);
+        if (!listed.has(entry.compositeId) && this.mayDelete(entry)) this.forget(entry);
       }
     }
     const syncs: Promise<SyncOutcome>[] = [];
@@ -238,7 +249,12 @@ export class KlsStore implements FetchSource {
     return listing.error;
   }
 
-  /** Fetches the tenants of STORE_WARM in order while they fit beside what is cached, evicting nothing for them. */
+  /**
+   * Fetches the tenants of STORE_WARM in order while they fit beside what is cached, evicting nothing for them: a
+   * tenant is fetched only when its files and the room its search index build claims first fit in the free bytes,
+   * and its writes (download, index) take free room only until a request uses it (an index that does not fit then
+   * is built on the tenant's first search).
+   */
   private async warm(): Promise<void> {
     const cache = this.cache;
     if (cache === null) return;
@@ -246,13 +262,25 @@ export class KlsStore implements FetchSource {
       const entry = this.registry.get(id);
       const listed = this.listings.get(id);
       if (entry === undefined || listed === undefined || isInService(entry) || cache.isTooLarge(listed)) continue;
-      if (listed.kls.size + (listed.sis?.size ?? 0) > cache.budget.freeBytes) {
+      const files = listed.kls.size + (listed.sis?.size ?? 0);
+      if (files + indexRoomFor(listed.kls.size) > cache.budget.freeBytes) {
         this.log.warn({ tenant: id, freeBytes: cache.budget.freeBytes }, 'STORE_WARM: the cache is full; the warm tenants left are fetched on first use');
         return;
       }
+      cache.warming(id);
       await this.syncs.sync(listed);
       if (this.syncs.stopped) return;
     }
+  }
+
+  /**
+   * Whether a tenant's cached files may be deleted now: no sync of it runs, no lease holds its file and, with a
+   * bounded cache, no request waits for it (the checks eviction honours). A tenant that vanished from the store
+   * while in use is forgotten by a later listing.
+   */
+  private mayDelete(entry: TenantEntry): boolean {
+    if (this.cache !== null) return this.cache.canEvict(entry.compositeId);
+    return !this.syncs.isBusy(entry.compositeId) && (entry.handle?.leaseCount ?? 0) === 0;
   }
 
   /** A tenant no longer in the store leaves the list; its cached files go (app-database data stays). */

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { StoreCacheMetrics } from '../metrics/metrics.js';
 import { isInService, type FileProvider } from '../tenants/file-provider.js';
 import { toMb, type TenantRegistry } from '../tenants/registry.js';
+import type { FetchAdmission } from '../tenants/fetch-admission.js';
 import type { TenantEntry, TenantFileStat } from '../tenants/tenants.js';
 import { CacheBudget, type Evictor } from './cache-budget.js';
 import { readManifestTime } from './cache-files.js';
@@ -31,13 +32,16 @@ const RETRY_FAILED_FETCH_S = 5;
 /** Retry-After of a tenant whose object failed its checks: fetched again only once the store holds another one. */
 const RETRY_BROKEN_OBJECT_S = 30;
 
-/** Bytes of the regular files in a tenant's folder (its files, search indexes, manifest, temporary files); 0 when it has none. */
-export function folderBytes(dir: string): number {
+/**
+ * Bytes of the regular files in a tenant's folder (its files, search indexes, manifest, temporary files); 0 when it
+ * has none (the folder does not exist), null when the folder cannot be read (what it holds is unknown).
+ */
+export function folderBytes(dir: string): number | null {
   let names: fs.Dirent[];
   try {
     names = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return 0;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 0 : null;
   }
   let total = 0;
   for (const name of names) {
@@ -67,6 +71,7 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
   private readonly tooLarge = new Set<string>();
   /** ETag of a tenant's object that failed its checks (not SQLite, incomplete): not fetched again until it changes. */
   private readonly broken = new Map<string, { etag: string; error: string }>();
+  private readonly promotedListeners: ((compositeId: string) => void)[] = [];
 
   constructor(
     private readonly registry: TenantRegistry,
@@ -87,7 +92,7 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
   adoptCached(): void {
     const cached = this.registry.list().filter(isInService);
     cached.sort((a, b) => readManifestTime(a.dir) - readManifestTime(b.dir));
-    for (const entry of cached) this.budget.settle(entry.compositeId, folderBytes(entry.dir));
+    for (const entry of cached) this.settle(entry);
     for (const id of this.budget.tenants()) {
       if (this.budget.freeBytes >= 0) break;
       if (this.canEvict(id)) this.evict(id);
@@ -132,13 +137,16 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     return `the files of tenant "${listed.compositeId}" (${toMb(bytes)} MB) are larger than the whole cache (STORE_CACHE_MAX_MB=${toMb(this.budget.maxBytes)}): it is never fetched`;
   }
 
-  async provide(entry: TenantEntry): Promise<() => void> {
+  async provide(entry: TenantEntry, admitFetch?: FetchAdmission): Promise<() => void> {
     const id = entry.compositeId;
     const listed = this.source.listed(id);
     if (listed === undefined) throw tenantUnavailable(id, RETRY_FAILED_FETCH_S);
     if (this.isTooLarge(listed)) throw new Problem('tenant-too-large', this.tooLargeMessage(listed));
     const broken = this.broken.get(id);
     if (broken !== undefined && broken.etag === listed.kls.etag) throw unusable(id, broken.error, RETRY_BROKEN_OBJECT_S);
+    // a fetch this request starts counts against its caller's limit; one it joins costs nothing more
+    if (admitFetch !== undefined && !this.source.isBusy(id)) await admitFetch();
+    if (isInService(entry)) return () => undefined;
     this.metrics.misses.inc();
     this.pin(id);
     let pinned = true;
@@ -154,7 +162,13 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
   }
 
   used(entry: TenantEntry, fetched: boolean): void {
-    this.budget.touch(entry.compositeId);
+    const id = entry.compositeId;
+    const wasProtected = this.budget.isProtected(id);
+    this.budget.welcome(id);
+    this.budget.touch(id, !fetched);
+    if (!wasProtected && this.budget.isProtected(id)) {
+      for (const listener of this.promotedListeners) listener(id);
+    }
     if (!fetched) this.metrics.hits.inc();
   }
 
@@ -201,17 +215,44 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     if (entry !== undefined) this.settle(entry);
   }
 
-  /** Counts the tenant's folder again, after its files changed (a download ended, an index was built, files deleted). */
+  /**
+   * Counts the tenant's folder again, after its files changed (a download ended, an index was built, files deleted).
+   * A folder that cannot be read keeps its count (at least its listed files): it is never counted as empty.
+   */
   settle(entry: TenantEntry): void {
-    const bytes = folderBytes(entry.dir);
+    let bytes = folderBytes(entry.dir);
+    if (bytes === null) {
+      const listed = this.source.listed(entry.compositeId);
+      bytes = Math.max(this.budget.chargeOf(entry.compositeId) ?? 0, listed === undefined ? 0 : listed.kls.size + (listed.sis?.size ?? 0));
+      this.log.warn({ tenant: entry.compositeId, bytes }, 'the folder of a cached tenant cannot be read; its last count stays');
+    }
     if (bytes === 0 && !isInService(entry)) this.budget.drop(entry.compositeId);
     else this.budget.settle(entry.compositeId, bytes);
     if (isInService(entry)) this.evicted.delete(entry.compositeId);
   }
 
+  /**
+   * Whether the tenant's search index should be built ahead of its first search: a tenant in steady use (read again
+   * since it was fetched) or warmed; not one fetched for a single request, so that a scan of tenants read once does
+   * not build an index for each (a search of such a tenant builds it, and waits for it).
+   */
+  wantsIndexAhead(compositeId: string): boolean {
+    return this.budget.isProtected(compositeId) || this.budget.isGuest(compositeId);
+  }
+
+  /** Calls `listener` when a tenant is read again while cached (it moves to the protected segment). */
+  onPromoted(listener: (compositeId: string) => void): void {
+    this.promotedListeners.push(listener);
+  }
+
   /** The object of a tenant failed its checks (`error`): it is not fetched again until the store holds another one. */
   markBroken(compositeId: string, etag: string, error: string): void {
     this.broken.set(compositeId, { etag, error });
+  }
+
+  /** A tenant fetched ahead of any use (STORE_WARM): its download and search index take free room only. */
+  warming(compositeId: string): void {
+    this.budget.admitAsGuest(compositeId);
   }
 
   /** Forgets a tenant that left the store (its folder is deleted by the store). */

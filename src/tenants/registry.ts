@@ -9,6 +9,7 @@ import { KlsHandle, stampOf } from './kls-handle.js';
 import { isReplaced, scanKlsDir } from './local-scan.js';
 import { compositeIdOf, EVERY_TENANT, type TenantScope } from './tenants.js';
 import { isInService, type FileProvider } from './file-provider.js';
+import { currentFetchAdmission } from './fetch-admission.js';
 import { resolveTenant, withLeasedKls, type KlsLease, type TenantEntry, type TenantFileStat, type TenantInput, type Tenants } from './tenants.js';
 
 /** Per-tenant state (docs/object-store.md, "Sync"). */
@@ -85,7 +86,8 @@ export class TenantRegistry implements Tenants {
   async lease(entry: TenantEntry): Promise<KlsLease> {
     const provider = this.provider;
     if (provider === null || isInService(entry)) return this.leaseNow(entry, provider === null ? 'untracked' : 'hit');
-    const unpin = await provider.provide(entry);
+    // a request's fetch counts against its caller's limit (withFetchAdmission); the server's own do not
+    const unpin = await provider.provide(entry, currentFetchAdmission());
     try {
       return this.leaseNow(entry, 'fetched');
     } finally {
@@ -237,7 +239,7 @@ export class TenantRegistry implements Tenants {
     this.installedListeners.push(listener);
   }
 
-  /** Calls `listener` after a tenant's file is taken out of service and left to be deleted (unload). */
+  /** Calls `listener` after a tenant's file is taken out of service and left to be deleted (unload), or the tenant is removed. */
   onUnloaded(listener: (entry: TenantEntry) => void): void {
     this.unloadedListeners.push(listener);
   }
@@ -253,16 +255,13 @@ export class TenantRegistry implements Tenants {
     entry.status = 'pending';
     entry.error = null;
     this.unopenable.delete(entry);
-    for (const listener of this.unloadedListeners) {
-      try {
-        listener(entry);
-      } catch (err) {
-        this.log.error({ tenant: entry.compositeId, err: (err as Error).message }, 'a listener of unloaded tenants failed');
-      }
-    }
+    this.tellUnloaded(entry);
   }
 
-  /** Forgets a tenant; its connection closes once drained. */
+  /**
+   * Forgets a tenant (it left the store, or its file vanished from KLS_DIR); its connection closes once drained, and
+   * the listeners of unload close what else reads its folder (its search index).
+   */
   remove(compositeId: string): void {
     const entry = this.entries.get(compositeId);
     if (entry === undefined) return;
@@ -270,7 +269,18 @@ export class TenantRegistry implements Tenants {
     this.ordered = null;
     this.unopenable.delete(entry);
     entry.handle?.retire();
+    this.tellUnloaded(entry);
     this.log.info({ tenant: compositeId }, 'tenant removed');
+  }
+
+  private tellUnloaded(entry: TenantEntry): void {
+    for (const listener of this.unloadedListeners) {
+      try {
+        listener(entry);
+      } catch (err) {
+        this.log.error({ tenant: entry.compositeId, err: (err as Error).message }, 'a listener of unloaded tenants failed');
+      }
+    }
   }
 
   /** Closes every connection (shutdown). */

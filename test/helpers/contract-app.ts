@@ -26,7 +26,7 @@ export async function serveContract(
     buildLabel: { semver: '0.1.0', label: 'v0.1.0 2026-11-21 00:00' },
     tokens: null,
     metrics: DISABLED_METRICS,
-    limits: new CostLimits({ narrativesPerMinute: 0, exportsPerCaller: 0, signalToolsPerMinute: 0 }),
+    limits: new CostLimits({ narrativesPerMinute: 0, exportsPerCaller: 0, signalToolsPerMinute: 0, tenantFetchesPerMinute: 0 }),
   } as unknown as Deps;
   const index = await ContractIndex.build(document, new ContractSchemas(document));
   const server = createApp(deps, index, handlers as unknown as HandlerMap).listen(0, '127.0.0.1');

@@ -173,7 +173,7 @@ describe('expectProblem', () => {
 
   it('refuses a status the operation of the request does not declare', () => {
     expect(() => expectProblem({ ...problem(409), request: { method: 'GET', path: '/health' } }, 409)).to.throw(/getHealth .* does not declare a 409 problem/);
-    expect(() => expectProblem({ ...problem(429), request: { method: 'GET', path: '/kantonsspital/taxonomies/cardinality/members' } }, 429)).to.throw(/listSharedMembers/);
+    expect(() => expectProblem({ ...problem(429), request: { method: 'GET', path: '/api/views' } }, 429)).to.throw(/listViews/);
   });
 
   it('accepts a declared status, the 500 of every operation and the answers of no route', () => {

@@ -69,7 +69,7 @@ describe('loadConfig', () => {
   it('has no sign-in by default and limits costly work per caller', () => {
     const config = loadConfig({});
     expect(config.auth).to.deep.equal({ mode: 'none' });
-    expect(config.limits).to.deep.equal({ narrativesPerMinute: 10, exportsPerCaller: 2, signalToolsPerMinute: 60, exportLeaseMs: 30_000 });
+    expect(config.limits).to.deep.equal({ narrativesPerMinute: 10, exportsPerCaller: 2, signalToolsPerMinute: 60, tenantFetchesPerMinute: 60, exportLeaseMs: 30_000 });
     expect(loadConfig({ NARRATIVE_PER_MINUTE: '0', EXPORTS_PER_CALLER: '5' }).limits).to.deep.include({ narrativesPerMinute: 0, exportsPerCaller: 5 });
   });
 

@@ -25,9 +25,10 @@ describe('CacheBudget', () => {
     const budget = (ev.budget = new CacheBudget(100, ev));
     for (const id of ['a', 'b', 'c', 'd']) budget.settle(id, 20);
     budget.touch('a');
+    budget.touch('b');
     const room = budget.tryReserve('c', 50);
     expect(room).not.to.equal(null);
-    // order c, d, a (a touched); b busy, c being written: d then a go
+    // probation c, d, then protected a, b (used again); b busy, c being written: d then a go
     expect(ev.evicted).to.deep.equal(['d', 'a']);
     expect(budget.usedBytes + budget.reservedBytes).to.be.at.most(100);
     room!.release();
@@ -64,6 +65,80 @@ describe('CacheBudget', () => {
     let refused: unknown = null;
     await budget.reserve('c', 80, 0).catch((err: unknown) => (refused = err));
     expect(refused).to.be.instanceOf(NoRoomError);
+  });
+});
+
+describe('CacheBudget: segmented LRU', () => {
+  it('keeps a tenant used again against a scan of tenants used once', () => {
+    const ev = evictor(new Set());
+    const budget = (ev.budget = new CacheBudget(100, ev));
+    budget.settle('hot', 20);
+    budget.touch('hot', false);
+    budget.touch('hot');
+    expect(budget.isProtected('hot')).to.equal(true);
+    // 50 tenants of 20 bytes, each fetched (room reserved, settled) and used once: only probation churns
+    for (let i = 0; i < 50; i++) {
+      const id = `scan${i}`;
+      const room = budget.tryReserve(id, 20)!;
+      budget.settle(id, 20);
+      room.release();
+      budget.touch(id, false);
+      budget.touch('hot');
+    }
+    expect(ev.evicted).not.to.include('hot');
+    expect(ev.evicted).to.have.length(46);
+    expect(budget.tenants()).to.deep.equal(['scan46', 'scan47', 'scan48', 'scan49', 'hot']);
+  });
+
+  it('holds at most its share in the protected segment, the least recently used moving back to probation', () => {
+    const ev = evictor(new Set());
+    const budget = (ev.budget = new CacheBudget(100, ev));
+    for (const id of ['a', 'b', 'c', 'd', 'e']) {
+      budget.settle(id, 20);
+      budget.touch(id);
+    }
+    // 80 bytes protected at most: a went back to probation, first in line
+    expect(['a', 'b', 'c', 'd', 'e'].filter((id) => budget.isProtected(id))).to.deep.equal(['b', 'c', 'd', 'e']);
+    expect(budget.tenants()[0]).to.equal('a');
+    expect(budget.tryReserve('f', 20)).not.to.equal(null);
+    expect(ev.evicted).to.deep.equal(['a']);
+  });
+
+  it('makes a write wait rather than evict a protected tenant while a tenant on probation is in use', () => {
+    const busy = new Set(['p']);
+    const ev = evictor(busy);
+    const budget = (ev.budget = new CacheBudget(100, ev));
+    budget.settle('hot', 40);
+    budget.touch('hot');
+    budget.settle('p', 40);
+    expect(budget.couldFit('new', 40)).to.equal(false);
+    expect(budget.tryReserve('new', 40)).to.equal(null);
+    expect(ev.evicted).to.deep.equal([]);
+    // a download on its way to probation holds it too
+    busy.delete('p');
+    budget.drop('p');
+    const download = budget.tryReserve('other', 20)!;
+    expect(budget.tryReserve('new', 60)).to.equal(null);
+    expect(ev.evicted).to.deep.equal([]);
+    download.release();
+    budget.settle('p', 40);
+    // once probation holds nothing else, a protected tenant may go
+    expect(budget.tryReserve('new', 80)).not.to.equal(null);
+    expect(ev.evicted).to.deep.equal(['p', 'hot']);
+  });
+
+  it('evicts nothing for a guest (a warm-up fetch) until it is used', () => {
+    const ev = evictor(new Set());
+    const budget = (ev.budget = new CacheBudget(100, ev));
+    budget.settle('a', 60);
+    budget.admitAsGuest('g');
+    expect(budget.tryReserve('g', 50)).to.equal(null);
+    const room = budget.tryReserve('g', 40)!;
+    expect(room.grow(41)).to.equal(false);
+    expect(ev.evicted).to.deep.equal([]);
+    budget.welcome('g');
+    expect(room.grow(50)).to.equal(true);
+    expect(ev.evicted).to.deep.equal(['a']);
   });
 });
 

@@ -1,0 +1,127 @@
+// A hot tenant's reads while another caller scans tenants (docs/object-store.md, "The bounded cache"; decision 22):
+// 60 tenants of 0.7 MB in the store (s3rver in a child process) behind a cache of 8 MiB, the hot tenant's report read
+// open loop 20/s from one address; alone, then while one caller at another address reads the other 59 tenants in
+// turn: in one loop that waits out each 429's Retry-After, or in 8 loops that abort each request after 30 ms and
+// never wait. With the fetch limit per caller as it comes (TENANT_FETCHES_PER_MINUTE 60) and with it off (the
+// segmented LRU alone). Goal: the hot tenant's p99 with the scan within 2× its p99 alone and at most 100 ms.
+// `npm run bench -- store-scan`; writes docs/benchmarks.md (section `store-scan`).
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { startObjectStoreProcess, type ChildObjectStore } from '../test/helpers/s3rver-process.js';
+import { REPORT_KEY, tenantVariant } from '../test/helpers/store-cache.js';
+import { openLoop, type OpenLoopResult } from './open-loop.js';
+import { writeBenchSection } from './report.js';
+import { sleep, startServer } from './server.js';
+import { fmt } from './stats.js';
+
+const TENANTS = 60;
+const BOUND_MB = 8;
+const HOT = 'scan.t00';
+const RATE = 20;
+const SECONDS = 20;
+const LOOPS = 8;
+const ABORT_MS = 30;
+const SCANNER = '127.0.0.2';
+
+interface ScanFigures {
+  hot: OpenLoopResult;
+  requests: number;
+  refused: number;
+  downloadedMb: number;
+  evictions: number;
+  hotEvictions: number;
+}
+
+/** How the scanner reads: one loop that waits out Retry-After, or LOOPS loops that abort each request after ABORT_MS. */
+type Scan = 'none' | 'waits' | 'aborts';
+
+/** One GET from SCANNER, aborted after ABORT_MS when `abort`: its status (0 when aborted) and Retry-After. */
+function scanGet(url: string, abort: boolean): Promise<{ status: number; retryAfter: number }> {
+  return new Promise((resolve) => {
+    const request = http.get(url, { localAddress: SCANNER, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: Number(res.headers['retry-after'] ?? 0) }));
+      res.on('error', () => resolve({ status: 0, retryAfter: 0 }));
+    });
+    request.on('error', () => resolve({ status: 0, retryAfter: 0 }));
+    if (abort) setTimeout(() => request.destroy(), ABORT_MS).unref();
+  });
+}
+
+/** The hot tenant alone or beside a scan, on a fresh server with `env`. */
+async function phase(store: ChildObjectStore, work: string, name: string, env: Record<string, string>, scan: Scan): Promise<ScanFigures> {
+  const server = await startServer({ ...store.env({ STORE_CACHE_MAX_MB: String(BOUND_MB), ...env }), DATA_DIR: path.join(work, name) });
+  try {
+    const hotPath = `/api/reports/${HOT}/${REPORT_KEY}`;
+    while ((await fetch(`${server.url}/health/ready`)).status !== 200) await sleep(20);
+    // fetched and read again: the hot tenant is in steady use before the measured run
+    for (let i = 0; i < 5; i++) await (await fetch(`${server.url}${hotPath}`)).arrayBuffer();
+    await store.resetTraffic();
+    const figures = { requests: 0, refused: 0 };
+    let scanning = scan !== 'none';
+    const loopCount = scan === 'aborts' ? LOOPS : scan === 'waits' ? 1 : 0;
+    const loops = Array.from({ length: loopCount }, async (_, loop) => {
+      for (let i = loop; scanning; i += loopCount) {
+        const answer = await scanGet(`${server.url}/api/reports/scan.t${String(1 + (i % (TENANTS - 1))).padStart(2, '0')}/${REPORT_KEY}`, scan === 'aborts');
+        figures.requests += 1;
+        if (answer.status !== 429) continue;
+        figures.refused += 1;
+        // the waiting scanner resumes when told to, or when the run ends
+        for (const until = performance.now() + answer.retryAfter * 1000; scan === 'waits' && scanning && performance.now() < until; ) await sleep(50);
+      }
+    });
+    const hot = await openLoop({ url: server.url, paths: [hotPath], rate: RATE, seconds: SECONDS, warmupSeconds: 2 });
+    scanning = false;
+    await Promise.all(loops);
+    const evicted = server.logged('tenant evicted from the store cache');
+    const traffic = await store.traffic();
+    return { hot, ...figures, downloadedMb: traffic.bytes / 1048576, evictions: evicted.length, hotEvictions: evicted.filter((line) => line['tenant'] === HOT).length };
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function run(): Promise<void> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-store-scan-'));
+  const store = await startObjectStoreProcess();
+  try {
+    const demo = [['ost', 'kantonsspital'], ['ost', 'rehaklinik'], ['west', 'hopital-cantonal'], ['west', 'rehaklinik']] as const;
+    for (let i = 0; i < TENANTS; i++) {
+      const [pack, slug] = demo[i % demo.length]!;
+      const name = `t${String(i).padStart(2, '0')}`;
+      const file = tenantVariant(pack, slug, `Tenant ${i}`, `report of scan.${name}`);
+      await store.client.fPutObject(store.bucket, `scan/${name}/kls.sqlite`, file);
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
+    const alone = await phase(store, work, 'alone', {}, 'none');
+    const waits = await phase(store, work, 'waits', {}, 'waits');
+    const aborts = await phase(store, work, 'aborts', {}, 'aborts');
+    const unlimited = await phase(store, work, 'unlimited', { TENANT_FETCHES_PER_MINUTE: '0' }, 'aborts');
+    const p99 = alone.hot.latency.p99;
+    const met = (f: ScanFigures): boolean => f.hot.ok === f.hot.requests && f.hot.latency.p99 <= Math.min(2 * p99, 100);
+    const row = (label: string, f: ScanFigures, goal: boolean): string =>
+      `| ${label} | p50 ${fmt(f.hot.latency.p50)} ms, p99 ${fmt(f.hot.latency.p99)} ms, max ${fmt(f.hot.latency.max)} ms; ${f.hot.ok} of ${f.hot.requests} 200 | ${f.requests} (${f.refused} answered 429) | ${fmt(f.downloadedMb, 1)} MB | ${f.evictions} (the hot tenant ${f.hotEvictions}) | ${goal ? (met(f) ? 'met' : 'MISSED') : '—'} |`;
+    const markdown = [
+      '## Bounded store cache: a hot tenant while another caller scans tenants',
+      '',
+      `The built server against s3rver in a child process (\`bench/store-scan.bench.ts\`): ${TENANTS} tenants of 0.7 MB behind a`,
+      `cache of ${BOUND_MB} MiB (about 9 of them with their search indexes); the hot tenant's report read open loop ${RATE}/s`,
+      `for ${SECONDS} s from 127.0.0.1; the scan: one caller (${SCANNER}) reading the other ${TENANTS - 1} tenants in turn, in one loop`,
+      `that waits out each 429's \`Retry-After\`, or in ${LOOPS} loops that abort each request after ${ABORT_MS} ms and never wait.`,
+      '',
+      `| run | hot tenant | scanner's requests | downloaded | evictions | goal: p99 ≤ 2 × alone and ≤ 100 ms |`,
+      '|---|---|---|---|---|---|',
+      row('hot tenant alone', alone, false),
+      row('with a scan that waits out Retry-After, TENANT_FETCHES_PER_MINUTE=60 (as it comes)', waits, true),
+      row(`with ${LOOPS} loops aborting after ${ABORT_MS} ms, TENANT_FETCHES_PER_MINUTE=60`, aborts, true),
+      row(`with ${LOOPS} loops aborting after ${ABORT_MS} ms, TENANT_FETCHES_PER_MINUTE=0 (segmented LRU alone)`, unlimited, true),
+    ].join('\n');
+    console.log(markdown);
+    writeBenchSection('store-scan', markdown);
+  } finally {
+    await store.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}

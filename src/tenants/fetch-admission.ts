@@ -1,0 +1,15 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** Admits the start of a tenant's fetch into the bounded store cache on behalf of a caller, or throws the problem (429). */
+export type FetchAdmission = () => Promise<void>;
+
+const current = new AsyncLocalStorage<FetchAdmission>();
+
+/**
+ * Runs `work` (one request's handler) with `admit` as the admission of every tenant fetch it starts, however deep
+ * the lease that needs it (the services hold the registry itself, not the request's view of it).
+ */
+export const withFetchAdmission = <T>(admit: FetchAdmission, work: () => Promise<T>): Promise<T> => current.run(admit, work);
+
+/** The admission of the request running now; undefined for work the server starts itself (warm-up, refresh, prebuilds). */
+export const currentFetchAdmission = (): FetchAdmission | undefined => current.getStore();
