@@ -1,0 +1,105 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { StoreDeadlines } from '../config.js';
+
+/** Which time limit a request to the store passed. */
+export type StorePhase = 'connect' | 'first-byte' | 'idle';
+
+/** A request to the store that passed one of its time limits (STORE_*_TIMEOUT_MS). */
+export class StoreTimeoutError extends Error {
+  readonly code = 'STORE_TIMEOUT';
+  constructor(
+    readonly phase: StorePhase,
+    readonly ms: number,
+  ) {
+    super(
+      phase === 'connect'
+        ? `no connection within ${ms} ms`
+        : phase === 'first-byte'
+          ? `no answer within ${ms} ms`
+          : `the answer stalled: no byte for ${ms} ms`,
+    );
+    this.name = 'StoreTimeoutError';
+  }
+}
+
+/** A request to the store cut because the server shuts down. */
+export class StoreStoppedError extends Error {
+  readonly code = 'STORE_STOPPED';
+  constructor() {
+    super('stopped: the server shuts down');
+    this.name = 'StoreStoppedError';
+  }
+}
+
+/**
+ * The HTTP(S) transport of the object-store client: every request gets the connect, first-byte and idle-read
+ * limits (one socket timeout, set anew as the request moves from one phase to the next), and every request in
+ * flight can be cut at once (shutdown). A request past a limit is destroyed with StoreTimeoutError: before its
+ * answer the request fails, after it the answer's body does, so a download or listing reading it ends.
+ */
+export class StoreTransport {
+  private readonly open = new Map<http.ClientRequest, http.IncomingMessage | null>();
+  private stopped = false;
+
+  constructor(
+    private readonly base: Pick<typeof http, 'request'>,
+    private readonly deadlines: StoreDeadlines,
+  ) {}
+
+  /** The transport for an endpoint's scheme. */
+  static forScheme(useSSL: boolean, deadlines: StoreDeadlines): StoreTransport {
+    return new StoreTransport(useSSL ? https : http, deadlines);
+  }
+
+  /** Requests in flight (started, answer not read to its end). */
+  get inFlight(): number {
+    return this.open.size;
+  }
+
+  /** http.request with the store's time limits (the signature the minio client calls). */
+  readonly request = ((options: http.RequestOptions, onResponse?: (res: http.IncomingMessage) => void): http.ClientRequest => {
+    const { connectMs, firstByteMs, idleMs } = this.deadlines;
+    let phase: StorePhase = 'connect';
+    const req = this.base.request(options, (res) => {
+      this.open.set(req, res);
+      phase = 'idle';
+      req.setTimeout(idleMs);
+      res.once('close', () => this.open.delete(req));
+      onResponse?.(res);
+    });
+    this.open.set(req, null);
+    req.once('close', () => {
+      if (this.open.get(req) === null) this.open.delete(req);
+    });
+    req.setTimeout(connectMs);
+    req.once('socket', (socket) => {
+      const connected = (): void => {
+        if (phase !== 'connect') return;
+        phase = 'first-byte';
+        req.setTimeout(firstByteMs);
+      };
+      if (socket.connecting) socket.once('connect', connected);
+      else connected();
+    });
+    req.on('timeout', () => {
+      const ms = phase === 'connect' ? connectMs : phase === 'first-byte' ? firstByteMs : idleMs;
+      this.cut(req, new StoreTimeoutError(phase, ms));
+    });
+    if (this.stopped) process.nextTick(() => this.cut(req, new StoreStoppedError()));
+    return req;
+  }) as Pick<typeof http, 'request'>['request'];
+
+  /** Cuts every request in flight, and every one started from now on (shutdown). */
+  stop(): void {
+    this.stopped = true;
+    for (const req of [...this.open.keys()]) this.cut(req, new StoreStoppedError());
+  }
+
+  private cut(req: http.ClientRequest, err: Error): void {
+    const res = this.open.get(req) ?? null;
+    this.open.delete(req);
+    if (res !== null) res.destroy(err);
+    req.destroy(err);
+  }
+}

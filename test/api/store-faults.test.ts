@@ -1,0 +1,255 @@
+import { expect } from 'chai';
+import path from 'node:path';
+import { call, expectProblem } from '../helpers/http.js';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { startObjectStore, type TestObjectStore } from '../helpers/s3rver.js';
+import { spawnServer } from '../helpers/server-process.js';
+import { tempDir, type TestServer } from '../helpers/server.js';
+import { REPORT_KEY, temporaryFiles } from '../helpers/store-cache.js';
+import { startStoreModeServer, waitForSync, waitUntil } from '../helpers/store-mode.js';
+
+/** Time limits of the servers here: a store that does not answer within them is given up. */
+const LIMIT_MS = 1000;
+const DEADLINES = { STORE_CONNECT_TIMEOUT_MS: String(LIMIT_MS), STORE_FIRST_BYTE_TIMEOUT_MS: String(LIMIT_MS), STORE_IDLE_TIMEOUT_MS: String(LIMIT_MS) };
+
+const report = (server: { url: string }, id: string) => call(server.url, `/api/reports/${id}/${REPORT_KEY}`);
+const storeStatus = async (server: TestServer): Promise<any> => (await call(server.url, '/api/store-status?include_cache=true')).body;
+const tenantOf = async (server: TestServer, id: string): Promise<any> => (await storeStatus(server)).tenants.find((t: { compositeId: string }) => t.compositeId === id);
+
+/** Request lines (`GET /<bucket>/<pack>/<slug>/…`) of the objects of the tenants `ids`. */
+const objectsOf = (...ids: string[]): RegExp => new RegExp(ids.map((id) => `/${id.replace('.', '/')}/`).join('|'));
+/** Request lines of listings. */
+const LISTINGS = /list-type=2/;
+
+/** Asserts that `text` names nothing of the store's internals: its address, bucket, keys, URLs, errno names. */
+function expectNoInternals(text: string, store: TestObjectStore, proxy: FaultProxy): void {
+  const storePort = new URL(store.endpoint).port;
+  for (const leak of ['127.0.0.1', `:${storePort}`, `:${proxy.port}`, store.bucket, 's3://', '.sqlite-download', 'kls.sqlite/'] as const) {
+    expect(text, `"${leak}" in ${text}`).not.to.include(leak);
+  }
+  expect(text).not.to.match(/\/(ost|west)\/[a-z-]+\/(kls|sis)\.sqlite/);
+  expect(text).not.to.match(/\bE(CONN[A-Z]+|NOSPC|TIMEDOUT|PIPE|NOTFOUND|AI_AGAIN|HOSTUNREACH)\b/);
+}
+
+describe('KLS store mode against a store that hangs, stalls and cuts connections', function () {
+  this.timeout(60_000);
+  let store: TestObjectStore;
+  let proxy: FaultProxy;
+  let ids: string[];
+  beforeEach(async () => {
+    store = await startObjectStore();
+    ids = await store.uploadDemo();
+    proxy = await startFaultProxy(store.endpoint);
+  });
+  afterEach(async () => {
+    await proxy.close();
+    await store.close();
+  });
+
+  const start = (env: Record<string, string> = {}): Promise<TestServer> =>
+    startStoreModeServer(store, {
+      env: { S3_ENDPOINT: proxy.endpoint, STORE_CACHE_MAX_MB: '1000', STORE_CONCURRENCY: '2', STORE_FETCH_WAIT_MS: '8000', ...DEADLINES, ...env },
+    });
+
+  it('gives up downloads the store hangs on, frees their slots for a third tenant, and recovers without a restart', async () => {
+    const server = await start();
+    try {
+      await waitForSync(server);
+      const [a, b, c] = ids as [string, string, string];
+      proxy.inject({ kind: 'hang' }, objectsOf(a, b));
+      const hung = [report(server, a), report(server, b)];
+      await waitUntil(() => proxy.faulted.length >= 2, 5000, 'both downloads held by the store');
+      // both slots of STORE_CONCURRENCY=2 are taken by downloads that get no answer: the third waits for one
+      const asked = performance.now();
+      const third = await report(server, c);
+      const thirdMs = performance.now() - asked;
+      expect(third.status, third.text).to.equal(200);
+      expect(thirdMs).to.be.below(8000);
+      for (const answer of await Promise.all(hung)) {
+        expectProblem(answer, 503);
+        expect(answer.body.detail).to.match(/did not answer within 1000 ms/);
+        expect(Number(answer.headers.get('retry-after'))).to.be.greaterThan(0);
+        expectNoInternals(answer.text, store, proxy);
+      }
+      // the room the two downloads reserved is given back (the third tenant's search index may still be built)
+      const status = await waitUntil(async () => {
+        const now = await storeStatus(server);
+        return now.cache.reservedBytes === 0 ? now : undefined;
+      }, 15_000, 'no room reserved');
+      expect(status.downloading).to.equal(false);
+      for (const id of [a, b]) {
+        const t = status.tenants.find((x: any) => x.compositeId === id);
+        expect(t).to.deep.include({ status: 'error', bytesDone: 0, bytesTotal: 0 });
+        expectNoInternals(t.error, store, proxy);
+      }
+      expect(temporaryFiles(path.join(server.dataDir, 'kls'))).to.deep.equal([]);
+      expect((await call(server.url, '/health')).body.status).to.equal('degraded');
+
+      // the store answers again: the next use fetches the tenant, a listing clears the error of the other
+      proxy.heal();
+      expect((await report(server, a)).status).to.equal(200);
+      expect((await tenantOf(server, b)).status).to.equal('error');
+      const refreshed = await call(server.url, '/api/refresh?scope=all&wait=true', { method: 'POST' });
+      expect(refreshed.status).to.equal(200);
+      expect(refreshed.body).to.include({ status: 'completed' });
+      expect(refreshed.body.error).to.equal(undefined);
+      expect(await tenantOf(server, b)).to.deep.include({ status: 'pending', error: null });
+      expect((await call(server.url, '/health')).body.status).to.equal('ok');
+      expect((await report(server, b)).status).to.equal(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('gives up a body that stalls mid-transfer, removes its temporary file, and fetches it once the store sends again', async () => {
+    const server = await start();
+    try {
+      await waitForSync(server);
+      const [a] = ids as [string];
+      proxy.inject({ kind: 'stall', afterBytes: 32 * 1024 }, objectsOf(a));
+      const stalled = await report(server, a);
+      expectProblem(stalled, 503);
+      expect(stalled.body.detail).to.match(/stopped sending \(no byte for 1000 ms\)/);
+      expectNoInternals(stalled.text, store, proxy);
+      expect(temporaryFiles(path.join(server.dataDir, 'kls'))).to.deep.equal([]);
+      expect((await storeStatus(server)).cache.reservedBytes).to.equal(0);
+      expect((await tenantOf(server, a)).status).to.equal('error');
+      proxy.heal();
+      expect((await report(server, a)).status).to.equal(200);
+      expect(await tenantOf(server, a)).to.deep.include({ status: 'ready', error: null });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers a cut connection and a store that is down with 503 naming no address, and clears the error once the store is back', async () => {
+    const server = await start();
+    try {
+      await waitForSync(server);
+      const [a, b] = ids as [string, string];
+      proxy.inject({ kind: 'cut' }, objectsOf(a));
+      const cut = await report(server, a);
+      expectProblem(cut, 503);
+      expect(cut.body.detail).to.match(/could not be reached/);
+      expectNoInternals(cut.text, store, proxy);
+      proxy.heal();
+
+      await store.stop();
+      const down = await report(server, b);
+      expectProblem(down, 503);
+      expectNoInternals(down.text, store, proxy);
+      const refresh = await call(server.url, '/api/refresh?scope=all&wait=true', { method: 'POST' });
+      expect(refresh.status).to.equal(200);
+      expect(refresh.body.error).to.match(/^object store unreachable: /);
+      expectNoInternals(refresh.text, store, proxy);
+      const health = await call(server.url, '/health');
+      expect(health.body.status).to.equal('degraded');
+      expectNoInternals(health.text, store, proxy);
+      expectNoInternals(JSON.stringify(await storeStatus(server)), store, proxy);
+
+      await store.restart();
+      const back = await call(server.url, '/api/refresh?scope=all&wait=true', { method: 'POST' });
+      expect(back.body.error).to.equal(undefined);
+      for (const id of [a, b]) expect(await tenantOf(server, id)).to.deep.include({ status: 'pending', error: null });
+      expect((await call(server.url, '/health')).body.status).to.equal('ok');
+      expect((await report(server, a)).status).to.equal(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers POST /api/refresh?wait=true within the time limits while the store hangs, and has refreshes share a running listing', async () => {
+    const server = await start();
+    try {
+      await waitForSync(server);
+      proxy.inject({ kind: 'hang' }, LISTINGS);
+      const listingsBefore = proxy.requests.filter((line) => LISTINGS.test(line)).length;
+      const asked = performance.now();
+      const waited = call(server.url, '/api/refresh?scope=all&wait=true', { method: 'POST' });
+      await waitUntil(() => proxy.faulted.length >= 1, 5000, 'the listing held by the store');
+      // 20 refreshes while that listing runs: they share it
+      const more = await Promise.all(Array.from({ length: 20 }, () => call(server.url, '/api/refresh?scope=all', { method: 'POST' })));
+      for (const answer of more) expect(answer.status).to.equal(200);
+      const answer = await waited;
+      expect(performance.now() - asked).to.be.below(5000);
+      expect(answer.status).to.equal(200);
+      expect(answer.body).to.include({ status: 'completed' });
+      expect(answer.body.error).to.match(/^object store unreachable: the object store did not answer within 1000 ms/);
+      expectNoInternals(answer.text, store, proxy);
+      expect(proxy.requests.filter((line) => LISTINGS.test(line)).length - listingsBefore).to.equal(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a broken sis.sqlite is an error until a valid one is uploaded and refreshed, with no restart', async () => {
+    const server = await start();
+    try {
+      const [a] = ids as [string];
+      const folder = a.replace('.', '/');
+      await store.putBuffer(`${folder}/sis.sqlite`, Buffer.from('not a database\n'.repeat(100)));
+      await call(server.url, '/api/refresh?scope=all&wait=true', { method: 'POST' });
+      await report(server, a);
+      const broken = await tenantOf(server, a);
+      expect(broken.status).to.equal('error');
+      expect(broken.error).to.match(/^sis\.sqlite: not an SQLite database/);
+      expect((await call(server.url, '/health')).body.status).to.equal('degraded');
+      // a listing with the same objects keeps the mark and fetches nothing
+      store.resetTraffic();
+      await call(server.url, '/api/refresh?scope=all&wait=true', { method: 'POST' });
+      expect((await tenantOf(server, a)).status).to.equal('error');
+
+      // the producer uploads a valid one: the ETag of sis.sqlite changes, and the tenant is fetched again
+      await store.put(`${folder}/sis.sqlite`, path.join(server.dataDir, 'kls', folder, 'kls.sqlite'));
+      await call(server.url, `/api/refresh?scope=tenant&tenant=${a}&wait=true`, { method: 'POST' });
+      expect((await report(server, a)).status).to.equal(200);
+      expect(await tenantOf(server, a)).to.deep.include({ status: 'ready', error: null, hasSis: true });
+      expect((await call(server.url, '/health')).body.status).to.equal('ok');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('shutdown of a store-mode server process while the store hangs', function () {
+  this.timeout(60_000);
+
+  it('ends within SHUTDOWN_TIMEOUT_MS with a download and a refresh held by the store', async () => {
+    const store = await startObjectStore();
+    const proxy = await startFaultProxy(store.endpoint);
+    const data = tempDir('ads-faults-');
+    try {
+      const [a] = (await store.uploadDemo()) as [string];
+      // time limits far beyond the test: only shutdown ends the requests the store holds
+      const child = await spawnServer({
+        ...store.env({ S3_ENDPOINT: proxy.endpoint }),
+        DATA_DIR: data.dir,
+        KLS_DIR: path.join(data.dir, 'kls'),
+        GIT_WORKSPACES_DIR: '',
+        STORE_CACHE_MAX_MB: '1000',
+        STORE_FIRST_BYTE_TIMEOUT_MS: '600000',
+        STORE_IDLE_TIMEOUT_MS: '600000',
+        SHUTDOWN_TIMEOUT_MS: '2000',
+      });
+      try {
+        await waitUntil(async () => (await call(child.url, '/api/store-status')).body.initialized === true, 15_000, 'the first listing');
+        proxy.inject({ kind: 'hang' });
+        const held = [report(child, a).catch(() => null), call(child.url, '/api/refresh?scope=all&wait=true', { method: 'POST' }).catch(() => null)];
+        await waitUntil(() => proxy.faulted.length >= 2, 5000, 'a download and a listing held by the store');
+        const asked = performance.now();
+        child.child.kill('SIGTERM');
+        const code = await child.exited;
+        const ms = performance.now() - asked;
+        expect(code).to.equal(0);
+        expect(ms).to.be.below(2000 + 1500);
+        await Promise.all(held);
+      } finally {
+        await child.kill();
+      }
+    } finally {
+      await proxy.close();
+      await store.close();
+      data.remove();
+    }
+  });
+});
