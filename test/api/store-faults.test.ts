@@ -1,11 +1,12 @@
 import { expect } from 'chai';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { call, expectProblem } from '../helpers/http.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { startObjectStore, type TestObjectStore } from '../helpers/s3rver.js';
 import { spawnServer } from '../helpers/server-process.js';
 import { tempDir, type TestServer } from '../helpers/server.js';
-import { REPORT_KEY, temporaryFiles } from '../helpers/store-cache.js';
+import { REPORT_KEY, temporaryFiles, tenantVariant } from '../helpers/store-cache.js';
 import { startStoreModeServer, waitForSync, waitUntil } from '../helpers/store-mode.js';
 
 /** Time limits of the servers here: a store that does not answer within them is given up. */
@@ -205,6 +206,72 @@ describe('KLS store mode against a store that hangs, stalls and cuts connections
       expect((await report(server, a)).status).to.equal(200);
       expect(await tenantOf(server, a)).to.deep.include({ status: 'ready', error: null, hasSis: true });
       expect((await call(server.url, '/health')).body.status).to.equal('ok');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an evicted tenant whose sis.sqlite is broken stays an error in store-status, not pending', async () => {
+    const server = await start({ STORE_CACHE_MAX_MB: '2' });
+    try {
+      const [a, b, c] = ids as [string, string, string];
+      await store.putBuffer(`${a.replace('.', '/')}/sis.sqlite`, Buffer.from('not a database\n'.repeat(100)));
+      await call(server.url, '/api/refresh?scope=all&wait=true', { method: 'POST' });
+      await report(server, a);
+      expect((await tenantOf(server, a)).status).to.equal('error');
+      // two more tenants of about 0.7 MB each: the least recently used, the broken one, makes room
+      for (const id of [b, c]) expect((await report(server, id)).status).to.equal(200);
+      const evicted = await waitUntil(async () => {
+        const t = await tenantOf(server, a);
+        return t.cache === 'evicted' ? t : undefined;
+      }, 15_000, 'the broken tenant evicted');
+      expect(evicted.status).to.equal('error');
+      expect(evicted.error).to.match(/^sis\.sqlite: not an SQLite database/);
+      const again = await report(server, a);
+      expectProblem(again, 503);
+      expect(again.body.detail).to.match(/sis\.sqlite: not an SQLite database/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a valid SQLite file without the KLS tables is an error for its tenant and shows in /health', async () => {
+    const server = await start();
+    try {
+      await waitForSync(server);
+      const folder = tempDir('ads-other-');
+      const other = path.join(folder.dir, 'other.sqlite');
+      const db = new Database(other);
+      db.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
+      db.close();
+      await store.put('ost/fremd/kls.sqlite', other);
+      folder.remove();
+      await call(server.url, '/api/refresh?scope=all&wait=true', { method: 'POST' });
+      const answer = await report(server, 'ost.fremd');
+      expectProblem(answer, 503);
+      expect(answer.body.detail).to.match(/not a KLS file/);
+      expect(await tenantOf(server, 'ost.fremd')).to.deep.include({ status: 'error' });
+      expect((await call(server.url, '/health')).body.status).to.equal('degraded');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an object grown past the bound of the cache before its first use answers tenant-too-large at once', async () => {
+    const server = await start({ STORE_CACHE_MAX_MB: '2' });
+    try {
+      await waitForSync(server);
+      const [a] = ids as [string];
+      const [pack, slug] = a.split('.') as [string, string];
+      // listed at 0.7 MB; 3 MiB by the time it is first used
+      await store.put(`${pack}/${slug}/kls.sqlite`, tenantVariant(pack, slug, 'grown', 'grown', 3 * 1024 * 1024));
+      const asked = performance.now();
+      const answer = await report(server, a);
+      expectProblem(answer, 503);
+      expect(answer.body.type).to.match(/tenant-too-large$/);
+      // not after STORE_FETCH_WAIT_MS (8 s) spent waiting for room that can never be
+      expect(performance.now() - asked).to.be.below(4000);
+      expect((await tenantOf(server, a)).cache).to.equal('too-large');
     } finally {
       await server.close();
     }
