@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import path from 'node:path';
 import { call, expectProblem } from '../helpers/http.js';
+import type { Logger } from '../../src/logger.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { startObjectStore, type TestObjectStore } from '../helpers/s3rver.js';
 import { spawnServer } from '../helpers/server-process.js';
@@ -47,9 +50,10 @@ describe('KLS store mode against a store that hangs, stalls and cuts connections
     await store.close();
   });
 
-  const start = (env: Record<string, string> = {}): Promise<TestServer> =>
+  const start = (env: Record<string, string> = {}, log?: Logger): Promise<TestServer> =>
     startStoreModeServer(store, {
       env: { S3_ENDPOINT: proxy.endpoint, STORE_CACHE_MAX_MB: '1000', STORE_CONCURRENCY: '2', STORE_FETCH_WAIT_MS: '8000', ...DEADLINES, ...env },
+      ...(log === undefined ? {} : { log }),
     });
 
   it('gives up downloads the store hangs on, frees their slots for a third tenant, and recovers without a restart', async () => {
@@ -124,7 +128,9 @@ describe('KLS store mode against a store that hangs, stalls and cuts connections
   });
 
   it('answers a cut connection and a store that is down with 503 naming no address, and clears the error once the store is back', async () => {
-    const server = await start();
+    const lines: Array<Record<string, unknown>> = [];
+    const log = pino({ level: 'warn' }, new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
+    const server = await start({}, log);
     try {
       await waitForSync(server);
       const [a, b] = ids as [string, string];
@@ -133,6 +139,10 @@ describe('KLS store mode against a store that hangs, stalls and cuts connections
       expectProblem(cut, 503);
       expect(cut.body.detail).to.match(/could not be reached/);
       expectNoInternals(cut.text, store, proxy);
+      // the operator's line: the request id the problem carries, with the object key the client was not told
+      const logged = lines.find((line) => line.msg === 'request failed' && line.reqId === cut.body.requestId);
+      expect(logged, JSON.stringify(lines)).to.not.equal(undefined);
+      expect(String(logged!.cause)).to.include(`${a.replace('.', '/')}/kls.sqlite`);
       proxy.heal();
 
       await store.stop();
