@@ -83,6 +83,8 @@ export class StoreTransport {
       else connected();
     });
     req.on('timeout', () => {
+      // a socket back in the agent's pool after its answer ended is not this request's any more
+      if (!this.open.has(req)) return;
       const ms = phase === 'connect' ? connectMs : phase === 'first-byte' ? firstByteMs : idleMs;
       this.cut(req, new StoreTimeoutError(phase, ms));
     });
