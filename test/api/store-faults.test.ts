@@ -106,6 +106,27 @@ describe('KLS store mode against a store that hangs, stalls and cuts connections
     }
   });
 
+  it('without a bound on the cache: the first sync gives up what the store holds, and a refresh once it answers brings every tenant', async () => {
+    proxy.inject({ kind: 'hang' }, /\/kls\.sqlite/);
+    const server = await startStoreModeServer(store, { env: { S3_ENDPOINT: proxy.endpoint, STORE_CONCURRENCY: '2', ...DEADLINES } });
+    try {
+      const synced = await waitForSync(server);
+      expect(synced.tenants.map((t: any) => t.status)).to.deep.equal(ids.map(() => 'error'));
+      for (const t of synced.tenants) expect(t.error).to.equal('the object store did not answer within 1000 ms');
+      const answer = await report(server, ids[0]!);
+      expectProblem(answer, 503);
+      expectNoInternals(answer.text, store, proxy);
+      expect(temporaryFiles(path.join(server.dataDir, 'kls'))).to.deep.equal([]);
+      proxy.heal();
+      const refreshed = await call(server.url, '/api/refresh?scope=all&wait=true', { method: 'POST' });
+      expect(refreshed.body).to.include({ status: 'completed', tenants: ids.length, ready: ids.length });
+      expect((await call(server.url, '/health')).body.status).to.equal('ok');
+      expect((await report(server, ids[0]!)).status).to.equal(200);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('gives up a body that stalls mid-transfer, removes its temporary file, and fetches it once the store sends again', async () => {
     const server = await start();
     try {
