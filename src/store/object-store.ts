@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type * as Minio from 'minio';
-import { StoreStoppedError, StoreTimeoutError, type StoreTransport } from './store-transport.js';
+import { STALL_BYTES, StoreStoppedError, StoreTimeoutError, type StoreTransport } from './store-transport.js';
 
 /** One object of a listing. */
 export interface StoredObject {
@@ -117,7 +117,8 @@ export function describeFailure(err: unknown): string {
   if (err instanceof StoreTimeoutError) {
     if (err.phase === 'connect') return `the object store accepted no connection within ${err.ms} ms`;
     if (err.phase === 'first-byte') return `the object store did not answer within ${err.ms} ms`;
-    return `the object store stopped sending (no byte for ${err.ms} ms)`;
+    if (err.phase === 'idle') return `the object store stopped sending (no byte for ${err.ms} ms)`;
+    return `the object store sends too slowly (less than ${STALL_BYTES / 1024} KiB in ${err.ms} ms)`;
   }
   const e = err as { code?: unknown; name?: unknown; message?: unknown };
   if (err instanceof StoreStoppedError || e.name === 'AbortError') return 'stopped: the server shuts down';

@@ -2,8 +2,14 @@ import http from 'node:http';
 import https from 'node:https';
 import type { StoreDeadlines } from '../config.js';
 
-/** Which time limit a request to the store passed. */
-export type StorePhase = 'connect' | 'first-byte' | 'idle';
+/** Which time limit a request to the store passed; `slow` is an answer that trickles (STALL_BYTES). */
+export type StorePhase = 'connect' | 'first-byte' | 'idle' | 'slow';
+
+/**
+ * Least an answer must deliver in each STORE_IDLE_TIMEOUT_MS (or end): a store that sends a byte now and then is
+ * never silent for the idle limit, but holds its download slot without end. 64 KiB in the default 15 s is 4.4 KB/s.
+ */
+export const STALL_BYTES = 64 * 1024;
 
 /** A request to the store that passed one of its time limits (STORE_*_TIMEOUT_MS). */
 export class StoreTimeoutError extends Error {
@@ -17,7 +23,9 @@ export class StoreTimeoutError extends Error {
         ? `no connection within ${ms} ms`
         : phase === 'first-byte'
           ? `no answer within ${ms} ms`
-          : `the answer stalled: no byte for ${ms} ms`,
+          : phase === 'idle'
+            ? `the answer stalled: no byte for ${ms} ms`
+            : `the answer trickled: less than ${STALL_BYTES / 1024} KiB in ${ms} ms`,
     );
     this.name = 'StoreTimeoutError';
   }
@@ -61,16 +69,46 @@ export class StoreTransport {
   readonly request = ((options: http.RequestOptions, onResponse?: (res: http.IncomingMessage) => void): http.ClientRequest => {
     const { connectMs, firstByteMs, idleMs } = this.deadlines;
     let phase: StorePhase = 'connect';
+    // the socket timeout measures silence; these two measure time: the whole wait for the answer's head, and the
+    // bytes of each idle period, so that a store sending a byte now and then is given up too
+    let firstByteTimer: NodeJS.Timeout | undefined;
+    let progressTimer: NodeJS.Timeout | undefined;
+    const stopTimers = (): void => {
+      clearTimeout(firstByteTimer);
+      clearInterval(progressTimer);
+    };
     const req = this.base.request(options, (res) => {
       this.open.set(req, res);
+      clearTimeout(firstByteTimer);
       phase = 'idle';
       req.setTimeout(idleMs);
-      res.once('close', () => this.open.delete(req));
+      // the pace: an idle period that brought less than STALL_BYTES is a trickle once the next byte comes; if none
+      // comes, the socket timeout calls it a stall
+      const socket = res.socket;
+      let mark = socket.bytesRead;
+      let short = false;
+      const onData = (): void => {
+        if (short && !res.complete && this.open.has(req)) this.cut(req, new StoreTimeoutError('slow', idleMs));
+      };
+      socket.on('data', onData);
+      progressTimer = setInterval(() => {
+        const read = socket.bytesRead;
+        short = read - mark < STALL_BYTES;
+        mark = read;
+      }, idleMs);
+      res.once('close', () => {
+        socket.off('data', onData);
+        stopTimers();
+        this.open.delete(req);
+      });
       onResponse?.(res);
     });
     this.open.set(req, null);
     req.once('close', () => {
-      if (this.open.get(req) === null) this.open.delete(req);
+      if (this.open.get(req) === null) {
+        stopTimers();
+        this.open.delete(req);
+      }
     });
     req.setTimeout(connectMs);
     req.once('socket', (socket) => {
@@ -78,6 +116,9 @@ export class StoreTransport {
         if (phase !== 'connect') return;
         phase = 'first-byte';
         req.setTimeout(firstByteMs);
+        firstByteTimer = setTimeout(() => {
+          if (phase === 'first-byte' && this.open.has(req)) this.cut(req, new StoreTimeoutError('first-byte', firstByteMs));
+        }, firstByteMs);
       };
       if (socket.connecting) socket.once('connect', connected);
       else connected();

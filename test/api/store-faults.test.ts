@@ -148,6 +148,37 @@ describe('KLS store mode against a store that hangs, stalls and cuts connections
     }
   });
 
+  it('gives up a body that trickles (a byte every 900 ms, never silent for the idle limit) and a head that trickles, and frees their slots', async () => {
+    const server = await start();
+    try {
+      await waitForSync(server);
+      const [a, b, c] = ids as [string, string, string];
+      proxy.inject({ kind: 'trickle', afterBytes: 32 * 1024, everyMs: 900 }, objectsOf(a));
+      let asked = performance.now();
+      const body = await report(server, a);
+      expect(performance.now() - asked).to.be.below(4000);
+      expectProblem(body, 503);
+      expect(body.body.detail).to.match(/sends too slowly \(less than 64 KiB in 1000 ms\)/);
+      expectNoInternals(body.text, store, proxy);
+      proxy.inject({ kind: 'trickle', afterBytes: 0, everyMs: 900 }, objectsOf(b));
+      asked = performance.now();
+      const head = await report(server, b);
+      expect(performance.now() - asked).to.be.below(4000);
+      expectProblem(head, 503);
+      expect(head.body.detail).to.match(/did not answer within 1000 ms/);
+      // nothing held: no download runs, no room reserved, no temporary file, and a third tenant is fetched
+      const status = await storeStatus(server);
+      expect(status.downloading).to.equal(false);
+      expect(status.cache.reservedBytes).to.equal(0);
+      expect(temporaryFiles(path.join(server.dataDir, 'kls'))).to.deep.equal([]);
+      expect((await report(server, c)).status).to.equal(200);
+      proxy.heal();
+      for (const id of [a, b]) expect((await report(server, id)).status).to.equal(200);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers a cut connection and a store that is down with 503 naming no address, and clears the error once the store is back', async () => {
     const lines: Array<Record<string, unknown>> = [];
     const log = pino({ level: 'warn' }, new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }));

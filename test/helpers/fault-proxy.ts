@@ -4,9 +4,16 @@ import type { AddressInfo } from 'node:net';
 /**
  * What the proxy does with a request whose first line (`GET /bucket/key?… HTTP/1.1`) matches its fault:
  * `hang` accepts it and never answers; `stall` forwards it and the first `afterBytes` of the answer, then sends
- * nothing more and keeps the connection open; `cut` closes the connection as the request arrives.
+ * nothing more and keeps the connection open; `cut` closes the connection as the request arrives; `trickle`
+ * forwards the first `afterBytes` of the answer, then one byte every `everyMs` (a store slow but never silent for
+ * long); `garbage` answers `text` (no HTTP) and closes the connection.
  */
-export type Fault = { kind: 'hang' } | { kind: 'stall'; afterBytes: number } | { kind: 'cut' };
+export type Fault =
+  | { kind: 'hang' }
+  | { kind: 'stall'; afterBytes: number }
+  | { kind: 'cut' }
+  | { kind: 'trickle'; afterBytes: number; everyMs: number }
+  | { kind: 'garbage'; text: string };
 
 /** A TCP proxy in front of an HTTP server (s3rver) that hangs, stalls or cuts the requests it is told to. */
 export interface FaultProxy {
@@ -42,12 +49,25 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     /** The fault of the request the connection carries now, null while it passes. */
     let current: Fault | null = null;
     let answered = 0;
+    /** Bytes of a trickled answer not sent yet, and the timer that sends them. */
+    let trickled: Buffer[] = [];
+    let trickleTimer: NodeJS.Timeout | undefined;
+    const trickle = (everyMs: number): void => {
+      trickleTimer ??= setInterval(() => {
+        const head = trickled[0];
+        if (head === undefined) return;
+        client.write(head.subarray(0, 1));
+        if (head.length > 1) trickled[0] = head.subarray(1);
+        else trickled.shift();
+      }, everyMs);
+    };
+    client.once('close', () => clearInterval(trickleTimer));
     const connectUpstream = (): net.Socket => {
       const s = net.connect(Number(upstream.port), upstream.hostname);
       sockets.add(s);
       s.once('close', () => {
         sockets.delete(s);
-        if (current?.kind !== 'stall') client.destroy();
+        if (current?.kind !== 'stall' && current?.kind !== 'trickle') client.destroy();
       });
       s.on('error', () => client.destroy());
       s.on('data', (chunk: Buffer) => {
@@ -55,6 +75,14 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
           const left = current.afterBytes - answered;
           if (left > 0) client.write(chunk.subarray(0, left));
           answered += chunk.length;
+          return;
+        }
+        if (current?.kind === 'trickle') {
+          const left = Math.max(0, current.afterBytes - answered);
+          if (left > 0) client.write(chunk.subarray(0, left));
+          if (chunk.length > left) trickled.push(chunk.subarray(left));
+          answered += chunk.length;
+          trickle(current.everyMs);
           return;
         }
         answered += chunk.length;
@@ -72,6 +100,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         if (current !== null) faulted.push(firstLine);
       }
       if (current?.kind === 'hang') return;
+      if (current?.kind === 'garbage') {
+        client.end(current.text);
+        return;
+      }
       if (current?.kind === 'cut') {
         client.destroy();
         server?.destroy();

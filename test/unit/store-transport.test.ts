@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StoreStoppedError, StoreTimeoutError, StoreTransport } from '../../src/store/store-transport.js';
+import { STALL_BYTES, StoreStoppedError, StoreTimeoutError, StoreTransport } from '../../src/store/store-transport.js';
 import { until } from '../helpers/until.js';
 
 /** What a request through the transport ended with: the body's text, or the error of the request or of its body. */
@@ -36,6 +36,25 @@ describe('StoreTransport', function () {
         held.push(res);
         return;
       }
+      if (req.url === '/trickle-head') {
+        // the head a byte every 40 ms: never silent for the first-byte limit, complete only after 2 s
+        const head = 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok';
+        let sent = 0;
+        const timer = setInterval(() => {
+          if (sent < head.length) res.socket?.write(head[sent++]!);
+        }, 40);
+        res.socket?.once('close', () => clearInterval(timer));
+        held.push(res);
+        return;
+      }
+      if (req.url === '/trickle-body') {
+        // a byte every 40 ms: never silent for the idle limit, done after an hour
+        res.writeHead(200, { 'content-length': '100000' });
+        const timer = setInterval(() => res.write('x'), 40);
+        res.once('close', () => clearInterval(timer));
+        held.push(res);
+        return;
+      }
       res.end('ok');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -62,6 +81,27 @@ describe('StoreTransport', function () {
     const err = await fetchThrough(transport, port, '/stall').then(() => null, (e: unknown) => e);
     expect(err).to.be.instanceOf(StoreTimeoutError);
     expect(err).to.include({ phase: 'idle', ms: 200 });
+    expect(transport.inFlight).to.equal(0);
+  });
+
+  it('gives up an answer whose head trickles in after the first-byte limit, though it is never silent that long', async () => {
+    const transport = new StoreTransport(http, deadlines);
+    const asked = performance.now();
+    const err = await fetchThrough(transport, port, '/trickle-head').then(() => null, (e: unknown) => e);
+    expect(err).to.be.instanceOf(StoreTimeoutError);
+    expect(err).to.include({ phase: 'first-byte', ms: 200 });
+    expect(performance.now() - asked).to.be.below(1500);
+    expect(transport.inFlight).to.equal(0);
+  });
+
+  it('gives up a body that trickles (less than STALL_BYTES in an idle period), though it is never silent that long', async () => {
+    const transport = new StoreTransport(http, deadlines);
+    const asked = performance.now();
+    const err = await fetchThrough(transport, port, '/trickle-body').then(() => null, (e: unknown) => e);
+    expect(err).to.be.instanceOf(StoreTimeoutError);
+    expect(err).to.include({ phase: 'slow', ms: 200 });
+    expect((err as Error).message).to.match(new RegExp(`less than ${STALL_BYTES / 1024} KiB in 200 ms`));
+    expect(performance.now() - asked).to.be.below(1500);
     expect(transport.inFlight).to.equal(0);
   });
 
