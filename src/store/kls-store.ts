@@ -202,7 +202,12 @@ export class KlsStore implements FetchSource {
 
   fetch(compositeId: string): Promise<void> {
     const listed = this.listings.get(compositeId);
-    return listed === undefined ? Promise.resolve() : this.syncs.sync(listed).then(() => undefined);
+    if (listed === undefined) return Promise.resolve();
+    return this.syncs.sync(listed).then((outcome) => {
+      // the store answers again after a listing failed: list it again now (shared with any listing that runs), so
+      // that store-status and /health say what is wrong now, not at the next refresh or poll
+      if (outcome.kind === 'installed' && this.lastError !== null && this.closing === null) void this.sync({ kind: 'all' });
+    });
   }
 
   isBusy(compositeId: string): boolean {

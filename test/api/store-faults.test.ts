@@ -221,6 +221,30 @@ describe('KLS store mode against a store that hangs, stalls and cuts connections
     }
   });
 
+  it('lists the store again once a download works after a listing failed, so /health is ok again without a refresh', async () => {
+    const server = await start();
+    try {
+      await waitForSync(server);
+      const [a] = ids as [string];
+      await store.stop();
+      const refresh = await call(server.url, '/api/refresh?scope=all&wait=true', { method: 'POST' });
+      expect(refresh.body.error).to.match(/^object store unreachable: /);
+      expect((await call(server.url, '/health')).body.status).to.equal('degraded');
+      await store.restart();
+      const listingsBefore = proxy.requests.filter((line) => LISTINGS.test(line)).length;
+      expect((await report(server, a)).status).to.equal(200);
+      const health = await waitUntil(async () => {
+        const answer = await call(server.url, '/health');
+        return answer.body.status === 'ok' ? answer.body : undefined;
+      }, 10_000, '/health ok after the store answered a download');
+      expect(health.errors).to.equal(0);
+      expect((await storeStatus(server)).error).to.equal(null);
+      expect(proxy.requests.filter((line) => LISTINGS.test(line)).length - listingsBefore).to.equal(1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers POST /api/refresh?wait=true within the time limits while the store hangs, and has refreshes share a running listing', async () => {
     const server = await start();
     try {
