@@ -71,9 +71,11 @@ export class StoreTransport {
     let phase: StorePhase = 'connect';
     // the socket timeout measures silence; these two measure time: the whole wait for the answer's head, and the
     // bytes of each idle period, so that a store sending a byte now and then is given up too
+    let connectTimer: NodeJS.Timeout | undefined;
     let firstByteTimer: NodeJS.Timeout | undefined;
     let progressTimer: NodeJS.Timeout | undefined;
     const stopTimers = (): void => {
+      clearTimeout(connectTimer);
       clearTimeout(firstByteTimer);
       clearInterval(progressTimer);
     };
@@ -110,10 +112,16 @@ export class StoreTransport {
         this.open.delete(req);
       }
     });
-    req.setTimeout(connectMs);
+    // a timer of its own: Node sets a request's socket timeout only once the socket is connected, so it cannot bound
+    // the connect (a name that does not resolve, a host that drops the SYN), and the agent's own socket timeout
+    // (the global agent's 5 s) would end it at another time than STORE_CONNECT_TIMEOUT_MS
+    connectTimer = setTimeout(() => {
+      if (phase === 'connect' && this.open.has(req)) this.cut(req, new StoreTimeoutError('connect', connectMs));
+    }, connectMs);
     req.once('socket', (socket) => {
       const connected = (): void => {
         if (phase !== 'connect') return;
+        clearTimeout(connectTimer);
         phase = 'first-byte';
         req.setTimeout(firstByteMs);
         firstByteTimer = setTimeout(() => {
@@ -125,8 +133,9 @@ export class StoreTransport {
     });
     req.on('timeout', () => {
       // a socket back in the agent's pool after its answer ended is not this request's any more
-      if (!this.open.has(req)) return;
-      const ms = phase === 'connect' ? connectMs : phase === 'first-byte' ? firstByteMs : idleMs;
+      // while it connects, the connect timer alone decides (this would be the agent's socket timeout)
+      if (!this.open.has(req) || phase === 'connect') return;
+      const ms = phase === 'first-byte' ? firstByteMs : idleMs;
       this.cut(req, new StoreTimeoutError(phase, ms));
     });
     if (this.stopped) process.nextTick(() => this.cut(req, new StoreStoppedError()));

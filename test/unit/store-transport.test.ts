@@ -68,6 +68,24 @@ describe('StoreTransport', function () {
 
   const deadlines = { connectMs: 2000, firstByteMs: 200, idleMs: 200 };
 
+  it('gives up a connection that does not open (a name that never resolves) after the connect limit, not the agent\'s socket timeout', async () => {
+    // the agent's socket timeout (the global agent has 5 s) ends nothing here: the connect limit alone does
+    const agent = new http.Agent({ keepAlive: true, timeout: 100 });
+    const transport = new StoreTransport(http, { connectMs: 400, firstByteMs: 60_000, idleMs: 60_000 });
+    const asked = performance.now();
+    const err = await new Promise<unknown>((resolve) => {
+      const req = transport.request({ host: 'store.invalid', port, path: '/ok', method: 'GET', agent, lookup: () => {} }, () => resolve(null));
+      req.on('error', resolve);
+      req.end();
+    });
+    const ms = performance.now() - asked;
+    expect(err).to.be.instanceOf(StoreTimeoutError);
+    expect(err).to.include({ phase: 'connect', ms: 400 });
+    expect(ms).to.be.within(390, 1500);
+    expect(transport.inFlight).to.equal(0);
+    agent.destroy();
+  });
+
   it('gives up a request the server never answers after the first-byte limit', async () => {
     const transport = new StoreTransport(http, deadlines);
     const err = await fetchThrough(transport, port, '/hang').then(() => null, (e: unknown) => e);
