@@ -165,6 +165,9 @@ async function transferFile(
     try {
       checkSqliteFile(temp, null);
     } catch (err) {
+      // the cache's own file could not be read (it vanished, the disk failed): no verdict on the object, and its
+      // path and errno are for the log
+      if (typeof (err as NodeJS.ErrnoException).code === 'string') throw err;
       throw new CheckFailed(`${name}: ${(err as Error).message}`);
     }
     if (ctx.signal.aborted) throw new StoreStoppedError();

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
+import fs from 'node:fs';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import path from 'node:path';
@@ -318,6 +319,32 @@ describe('KLS store mode against a store that hangs, stalls and cuts connections
       expect(again.body.detail).to.match(/sis\.sqlite: not an SQLite database/);
     } finally {
       await server.close();
+    }
+  });
+
+  it('a cache file that cannot be read back after its download is a failed fetch, not a broken object, and names no path or errno', async () => {
+    // the bytes go elsewhere while `misdirect` holds: the downloaded file is not there when it is checked
+    let misdirect = true;
+    const elsewhere = tempDir('ads-elsewhere-');
+    const server = await startStoreModeServer(store, {
+      env: { S3_ENDPOINT: proxy.endpoint, STORE_CACHE_MAX_MB: '1000', ...DEADLINES },
+      storeFileSink: (file) => fs.createWriteStream(misdirect ? path.join(elsewhere.dir, path.basename(file)) : file),
+    });
+    try {
+      await waitForSync(server);
+      const [a] = ids as [string];
+      const failed = await report(server, a);
+      expectProblem(failed, 503);
+      expect(failed.body.detail).to.match(/could not be fetched into the cache: the cache's files could not be written$/);
+      expect(failed.headers.get('retry-after')).to.equal('5');
+      expectNoInternals(failed.text, store, proxy);
+      expect(failed.text).not.to.match(/ENOENT|no such file/);
+      // not marked broken: the next use fetches it again
+      misdirect = false;
+      expect((await report(server, a)).status).to.equal(200);
+    } finally {
+      await server.close();
+      elsewhere.remove();
     }
   });
 
