@@ -668,9 +668,14 @@ export interface paths {
          *     `GET /api/db-status/{tenant}`); `ready` then counts the tenants in scope ready
          *     before the sync. With `wait=true` it comes when the sync of the scope has
          *     finished, with `status: completed`, `tenants` and `ready` counted after it, and
-         *     `error` when the store could not be listed. `invalidated` counts the cached
-         *     files in scope, `tenants` the tenants in scope. A refresh that covers a tenant
-         *     whose download is already running joins that download (one transfer, no 503).
+         *     `error` when the store could not be listed; a sync still running after 60 s
+         *     answers `status: started` with an `error` saying so, and goes on. Every request
+         *     to the store has time limits, so a store that does not answer makes the listing
+         *     fail within them. `invalidated` counts the cached files in scope, `tenants` the
+         *     tenants in scope. A refresh that covers a tenant whose download is already
+         *     running joins that download (one transfer, no 503), and refreshes of one scope
+         *     that arrive while its listing runs share that listing. `error` says what failed
+         *     in words; it names no host, bucket or object key.
          *     The store being unreachable is not an HTTP error: the cached files stay in
          *     service and store-status and health report it.
          *

@@ -28,6 +28,8 @@ export interface Config {
     readonly region: string;
   };
   readonly storeConcurrency: number;
+  /** STORE_CONNECT_TIMEOUT_MS, STORE_FIRST_BYTE_TIMEOUT_MS, STORE_IDLE_TIMEOUT_MS: every object-store request's time limits. */
+  readonly storeDeadlines: StoreDeadlines;
   /** Store mode's local cache: its bound, the tenants kept warm, how long a request waits for a fetch, the poll. */
   readonly storeCache: StoreCacheConfig;
   /** The app database (views, notebooks, notes): APP_DB_URL, APP_DB_POOL, APP_DB_LOCK_TIMEOUT_MS. */
@@ -97,6 +99,16 @@ export interface StoreCacheConfig {
   readonly fetchWaitMs: number;
   /** STORE_POLL_S: seconds between syncs with the store of their own; null: only at start and on refresh. */
   readonly pollSeconds: number | null;
+}
+
+/** Time limits of every request to the object store (docs/object-store.md, "When the store fails"). */
+export interface StoreDeadlines {
+  /** STORE_CONNECT_TIMEOUT_MS: from the request's start until its connection is open. */
+  readonly connectMs: number;
+  /** STORE_FIRST_BYTE_TIMEOUT_MS: from the request sent until the answer's first byte. */
+  readonly firstByteMs: number;
+  /** STORE_IDLE_TIMEOUT_MS: the longest pause between two bytes of an answer. */
+  readonly idleMs: number;
 }
 
 /** Most entries STORE_WARM may hold. */
@@ -305,6 +317,11 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
       region: text('S3_REGION') ?? 'us-east-1',
     },
     storeConcurrency: integer('STORE_CONCURRENCY', 4, 1, 64),
+    storeDeadlines: {
+      connectMs: integer('STORE_CONNECT_TIMEOUT_MS', 5_000, 1, 600_000),
+      firstByteMs: integer('STORE_FIRST_BYTE_TIMEOUT_MS', 15_000, 1, 600_000),
+      idleMs: integer('STORE_IDLE_TIMEOUT_MS', 15_000, 1, 600_000),
+    },
     storeCache: {
       maxBytes: text('STORE_CACHE_MAX_MB') === null ? null : integer('STORE_CACHE_MAX_MB', 0, 1, 16_777_216) * 1024 * 1024,
       warm: warmList(text('STORE_WARM'), problems),

@@ -37,6 +37,7 @@ import { Narratives } from './narrative/narratives.js';
 // the HttpProblem of the modules that answer it.
 import { KlsStore } from './store/kls-store.js';
 import { MinioObjectStore, type FileSink } from './store/object-store.js';
+import { StoreTransport } from './store/store-transport.js';
 import { RefreshChannel } from './store/refresh-channel.js';
 import { AfsDefinitions } from './signals/afs-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
@@ -300,6 +301,7 @@ async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logg
   const Minio = await import('minio');
   const endpoint = new URL(config.s3.endpoint as string);
   const useSSL = endpoint.protocol === 'https:';
+  const transport = StoreTransport.forScheme(useSSL, config.storeDeadlines);
   const client = new Minio.Client({
     endPoint: endpoint.hostname.replace(/^\[|\]$/g, ''),
     port: endpoint.port === '' ? (useSSL ? 443 : 80) : Number(endpoint.port),
@@ -311,8 +313,10 @@ async function createKlsStore(config: Config, tenants: TenantRegistry, log: Logg
     // the SDK's own retry writes unstructured lines to standard error; a failed download or listing is reported
     // and tried again by the server (the next request, refresh or poll)
     retryOptions: { disableRetry: true },
+    // every request within STORE_CONNECT_TIMEOUT_MS, STORE_FIRST_BYTE_TIMEOUT_MS and STORE_IDLE_TIMEOUT_MS; cut at shutdown
+    transport,
   });
-  const objects = new MinioObjectStore(client, config.s3.bucket as string, sink);
+  const objects = new MinioObjectStore(client, config.s3.bucket as string, sink, transport);
   return new KlsStore(
     tenants,
     objects,

@@ -69,6 +69,9 @@ export async function startServer(config: Config, log: Logger, options: DepsOpti
         deps.drain.begin();
         if (delayMs > 0) await wait(delayMs);
         closing = true;
+        // downloads, listings and refreshes in flight end now, whatever the object store does: a request that waits
+        // for one answers within the grace period instead of keeping the process
+        const storeStopped = deps.store?.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // logged once the listening socket is closed, so that whoever reads it finds new connections refused
@@ -76,6 +79,7 @@ export async function startServer(config: Config, log: Logger, options: DepsOpti
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         await closed;
         clearTimeout(timer);
+        await storeStopped;
         await deps.close();
       })();
       return stopping;

@@ -53,6 +53,11 @@ export interface ProblemFacts {
   readonly allowedMethods?: readonly string[];
   /** The bearer-token challenge (`WWW-Authenticate`). */
   readonly challenge?: TokenChallenge;
+  /**
+   * For the log only, never sent: what the operator needs to find the cause (an upstream's address, an object
+   * key, an errno), logged with the request id the problem carries.
+   */
+  readonly cause?: string;
 }
 
 /**

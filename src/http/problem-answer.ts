@@ -55,8 +55,9 @@ export function problemAnswer(check: ProblemCheck): (ctx: Koa.Context, record: R
   return (ctx, record, err) => {
     if (err instanceof Problem) {
       const problem = declaredOrViolation(ctx, record, err, check);
-      if (problem.status >= 500) record.log.error({ problem: err.code, detail: err.detail }, 'request failed');
-      else record.log.warn({ problem: err.code, detail: err.detail }, 'request rejected');
+      const line = { problem: err.code, detail: err.detail, ...(err.facts.cause === undefined ? {} : { cause: err.facts.cause }) };
+      if (problem.status >= 500) record.log.error(line, 'request failed');
+      else record.log.warn(line, 'request rejected');
       sendProblem(ctx, record, problem);
       return;
     }

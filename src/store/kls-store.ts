@@ -68,6 +68,11 @@ export class KlsStore implements FetchSource {
   private warmUp: Promise<void> = Promise.resolve();
   private startUp: Promise<void> = Promise.resolve();
   private polling: Promise<unknown> | null = null;
+  /** Syncs still listing, by the prefix they list: a sync of the same prefix asked for meanwhile shares it. */
+  private readonly listingSyncs = new Map<string, Promise<string | null>>();
+  /** Every sync running (shutdown waits for them). */
+  private readonly running = new Set<Promise<string | null>>();
+  private closing: Promise<void> | null = null;
 
   constructor(
     private readonly registry: TenantRegistry,
@@ -171,21 +176,35 @@ export class KlsStore implements FetchSource {
       (sum, entry) => sum + TENANT_FILES.filter((name) => fs.existsSync(path.join(entry.dir, name))).length,
       0,
     );
+    // a refresh is the operator's word that the objects may have changed: a broken mark is judged anew
+    for (const entry of this.inScope(scope)) this.cache?.clearBroken(entry.compositeId);
     const sync = this.sync(scope);
     if (!wait) {
       const tenants = this.inScope(scope);
       return { status: 'started', invalidated: cachedFiles, tenants: tenants.length, ready: countReady(tenants), error: null, reach };
     }
-    const error = await sync;
+    const ended = await settledWithin(sync, REFRESH_WAIT_MAX_MS);
     const tenants = this.inScope(scope);
-    return { status: 'completed', invalidated: cachedFiles, tenants: tenants.length, ready: countReady(tenants), error, reach };
+    if (ended === undefined) {
+      const error = `the sync goes on after ${REFRESH_WAIT_MAX_MS / 1000} s; store-status shows its progress`;
+      return { status: 'started', invalidated: cachedFiles, tenants: tenants.length, ready: countReady(tenants), error, reach };
+    }
+    return { status: 'completed', invalidated: cachedFiles, tenants: tenants.length, ready: countReady(tenants), error: ended, reach };
   }
 
-  /** Stops the poll and running downloads and waits for them to settle (shutdown). */
-  async close(): Promise<void> {
-    clearInterval(this.pollTimer);
-    await this.syncs.close();
-    await this.polling;
+  /**
+   * Stops the poll, cuts every request to the store in flight (downloads, listings, stats) and waits for the syncs
+   * to settle, which they then do at once (shutdown). Called again, the same promise.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      clearInterval(this.pollTimer);
+      this.objects.stop?.();
+      await this.syncs.close();
+      await Promise.allSettled([...this.running]);
+      await this.polling;
+    })();
+    return this.closing;
   }
 
   listed(compositeId: string): ListedTenant | undefined {
@@ -194,7 +213,12 @@ export class KlsStore implements FetchSource {
 
   fetch(compositeId: string): Promise<void> {
     const listed = this.listings.get(compositeId);
-    return listed === undefined ? Promise.resolve() : this.syncs.sync(listed).then(() => undefined);
+    if (listed === undefined) return Promise.resolve();
+    return this.syncs.sync(listed).then((outcome) => {
+      // the store answers again after a listing failed: list it again now (shared with any listing that runs), so
+      // that store-status and /health say what is wrong now, not at the next refresh or poll
+      if (outcome.kind === 'installed' && this.lastError !== null && this.closing === null) void this.sync({ kind: 'all' });
+    });
   }
 
   isBusy(compositeId: string): boolean {
@@ -205,6 +229,10 @@ export class KlsStore implements FetchSource {
     return this.syncs.secondsLeft(compositeId);
   }
 
+  failureDetail(compositeId: string): string | null {
+    return this.syncs.failureDetail(compositeId);
+  }
+
   /** A sync of everything on the poll's schedule, unless the last one still runs. */
   private poll(): void {
     this.polling ??= this.sync({ kind: 'all' }).finally(() => {
@@ -212,18 +240,38 @@ export class KlsStore implements FetchSource {
     });
   }
 
-  /** Lists the scope, drops tenants that vanished, syncs the listed tenants it keeps. Resolves with the store-level error, if any. */
+  /**
+   * Lists the scope, drops tenants that vanished, syncs the listed tenants it keeps. Resolves with the store-level
+   * error, if any. A sync asked for while another of the same prefix still lists shares that one (one listing for
+   * any number of refreshes that arrive meanwhile); once its listing is done, the next one lists anew.
+   */
   private sync(scope: SyncScope, onListed?: (error: string | null) => void): Promise<string | null> {
-    return this.syncOnce(scope, onListed).catch((err: unknown) => {
-      this.log.error({ err }, 'object store sync failed');
-      return `sync failed: ${(err as Error).message}`;
-    });
+    const prefix = scopePrefix(this.options.prefix, scope);
+    const shared = this.listingSyncs.get(prefix);
+    if (shared !== undefined && onListed === undefined) return shared;
+    let listed = false;
+    const job: Promise<string | null> = this.syncOnce(scope, prefix, () => {
+      listed = true;
+      if (this.listingSyncs.get(prefix) === job) this.listingSyncs.delete(prefix);
+    }, onListed)
+      .catch((err: unknown) => {
+        this.log.error({ err }, 'object store sync failed');
+        return 'sync failed: the server could not bring the cache in step with the store';
+      })
+      .finally(() => {
+        if (this.listingSyncs.get(prefix) === job) this.listingSyncs.delete(prefix);
+        this.running.delete(job);
+      });
+    if (!listed) this.listingSyncs.set(prefix, job);
+    this.running.add(job);
+    return job;
   }
 
-  private async syncOnce(scope: SyncScope, onListed?: (error: string | null) => void): Promise<string | null> {
-    const listing = await listPrefix(this.objects, scopePrefix(this.options.prefix, scope));
+  private async syncOnce(scope: SyncScope, prefix: string, done: () => void, onListed?: (error: string | null) => void): Promise<string | null> {
+    const listing = await listPrefix(this.objects, prefix);
+    done();
     this.lastError = listing.error;
-    if (listing.error !== null) this.log.warn({ err: listing.error }, 'object store sync failed; cached tenant files stay in service');
+    if (listing.error !== null) this.log.warn({ err: listing.detail }, 'object store sync failed; cached tenant files stay in service');
     if (listing.objects.length === 0 && !listing.complete) {
       onListed?.(listing.error);
       return listing.error;
@@ -242,6 +290,7 @@ export class KlsStore implements FetchSource {
       const entry = this.registry.ensureEntry(tenant.pack, tenant.slug);
       if (this.cache === null) syncs.push(this.syncs.sync(tenant));
       else if (this.cache.judgeSize(entry, tenant)) continue;
+      else if (this.cache.judgeBroken(entry, tenant)) continue;
       else if (isInService(entry) || this.syncs.isBusy(tenant.compositeId)) syncs.push(this.syncs.sync(tenant));
     }
     onListed?.(listing.error);
@@ -298,3 +347,18 @@ export class KlsStore implements FetchSource {
 }
 
 const countReady = (entries: TenantEntry[]): number => entries.filter((e) => e.status === 'ready').length;
+
+/**
+ * Longest a refresh with `wait=true` waits for its sync: past it, the answer says `started` and the sync goes on.
+ * Every request to the store has its own time limits; this bounds a sync of many slow but live downloads.
+ */
+const REFRESH_WAIT_MAX_MS = 60_000;
+
+/** The job's result when it settles within `ms`, undefined otherwise (it runs on). */
+function settledWithin<T>(job: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([job, timeout]).finally(() => clearTimeout(timer));
+}

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type * as Minio from 'minio';
+import { STALL_BYTES, StoreStoppedError, StoreTimeoutError, type StoreTransport } from './store-transport.js';
 
 /** One object of a listing. */
 export interface StoredObject {
@@ -37,6 +38,8 @@ export interface ObjectStore {
   download(object: StoredObject, file: string, onProgress: ProgressListener, signal: AbortSignal): Promise<DownloadedObject>;
   /** The ETag and size of the object under `key` now (a HEAD request). */
   stat(key: string): Promise<{ etag: string; size: number }>;
+  /** Cuts every request in flight and every later one (shutdown); they fail at once. */
+  stop?(): void;
 }
 
 /** Where a download writes its bytes: a file opened for writing (tests: a disk that fills). */
@@ -50,11 +53,21 @@ export type FileSink = (file: string) => Writable;
  */
 export const DOWNLOAD_WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
 
-/** A failure of the object store, with a message fit for store-status (no SDK internals). */
+/**
+ * A failure of the object store. `message` is fit for a client (store-status, a tenant's 503, a refresh answer):
+ * it names no host, port, bucket, object key or errno. `detail` is for the log and names them.
+ */
 export class ObjectStoreError extends Error {
-  constructor(message: string) {
+  readonly detail: string;
+  constructor(
+    message: string,
+    detail: string = message,
+    /** The store did not answer (a time limit, a refused or broken connection, shutdown): asking it again now is pointless. */
+    readonly unanswered = false,
+  ) {
     super(message);
     this.name = 'ObjectStoreError';
+    this.detail = detail;
   }
 }
 
@@ -63,8 +76,9 @@ export class ListingError extends ObjectStoreError {
   constructor(
     message: string,
     readonly objects: readonly StoredObject[],
+    detail: string = message,
   ) {
-    super(message);
+    super(message, detail);
     this.name = 'ListingError';
   }
 }
@@ -72,9 +86,49 @@ export class ListingError extends ObjectStoreError {
 /** The store holds another object under the key than the one listed: list again, then download that one. */
 export class ObjectChangedError extends ObjectStoreError {
   constructor(key: string, detail: string) {
-    super(`${key} changed in the store while it was fetched (${detail})`);
+    super(`${key.slice(key.lastIndexOf('/') + 1)} changed in the store while it was fetched`, `${key} changed in the store while it was fetched (${detail})`);
     this.name = 'ObjectChangedError';
   }
+}
+
+/** Network failures: the store could not be reached, or the connection broke. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE', 'ECONNABORTED']);
+
+/**
+ * What went wrong, in words for a client: no host, port, bucket, key or errno (those go to the log). An S3 error
+ * code (AccessDenied, NoSuchKey) is the store's own answer and is named.
+ */
+/** Whether the store did not answer at all (a time limit, a refused or broken connection, shutdown). */
+export function isUnanswered(err: unknown): boolean {
+  if (err instanceof ObjectStoreError) return err.unanswered;
+  const e = err as { code?: unknown; name?: unknown; message?: unknown };
+  return (
+    err instanceof StoreTimeoutError ||
+    err instanceof StoreStoppedError ||
+    e.name === 'AbortError' ||
+    (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) ||
+    e.message === 'aborted' ||
+    e.message === 'socket hang up'
+  );
+}
+
+export function describeFailure(err: unknown): string {
+  if (err instanceof ObjectStoreError) return err.message;
+  if (err instanceof StoreTimeoutError) {
+    if (err.phase === 'connect') return `the object store accepted no connection within ${err.ms} ms`;
+    if (err.phase === 'first-byte') return `the object store did not answer within ${err.ms} ms`;
+    if (err.phase === 'idle') return `the object store stopped sending (no byte for ${err.ms} ms)`;
+    return `the object store sends too slowly (less than ${STALL_BYTES / 1024} KiB in ${err.ms} ms)`;
+  }
+  const e = err as { code?: unknown; name?: unknown; message?: unknown };
+  if (err instanceof StoreStoppedError || e.name === 'AbortError') return 'stopped: the server shuts down';
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (code === 'ENOSPC') return "the cache's disk is full";
+  if (code === 'EDQUOT') return "the cache's disk quota is used up";
+  if (isUnanswered(err)) return 'the object store could not be reached';
+  if (/^E[A-Z]+$/.test(code)) return "the cache's files could not be written";
+  if (/^[A-Z][A-Za-z]+$/.test(code)) return `the object store refused the request (${code})`;
+  return 'the object store request failed';
 }
 
 /** Keys per listing page: the most S3 gives. */
@@ -92,14 +146,13 @@ export function toStoreTime(value: Date | string | undefined): Date | null {
   return Number.isFinite(ms) ? new Date(Math.floor(ms / 1000) * 1000) : null;
 }
 
-/** Translates an SDK or network error into an ObjectStoreError naming the S3 code or the network failure. */
+/** Translates an SDK or network error into an ObjectStoreError: words for a client, and `what` failed with the S3 code or errno for the log. */
 export function toObjectStoreError(err: unknown, what: string): ObjectStoreError {
   if (err instanceof ObjectStoreError) return err;
-  const e = err as { code?: unknown; message?: unknown; name?: unknown };
+  const e = err as { code?: unknown; message?: unknown };
   const code = typeof e.code === 'string' ? e.code : null;
   const message = typeof e.message === 'string' && e.message !== '' ? e.message : String(err);
-  if (e.name === 'AbortError') return new ObjectStoreError(`${what}: aborted`);
-  return new ObjectStoreError(`${what}: ${code !== null && !message.includes(code) ? `${code}: ` : ''}${message}`);
+  return new ObjectStoreError(describeFailure(err), `${what}: ${code !== null && !message.includes(code) ? `${code}: ` : ''}${message}`, isUnanswered(err));
 }
 
 /** ObjectStore over a `minio` client and one bucket (any S3-compatible server). */
@@ -108,7 +161,13 @@ export class MinioObjectStore implements ObjectStore {
     private readonly client: Minio.Client,
     private readonly bucket: string,
     private readonly sink: FileSink = (file) => fs.createWriteStream(file, { highWaterMark: DOWNLOAD_WRITE_BUFFER_BYTES }),
+    /** The client's transport, when it is a StoreTransport: stop() cuts its requests. */
+    private readonly transport: StoreTransport | null = null,
   ) {}
+
+  stop(): void {
+    this.transport?.stop();
+  }
 
   /**
    * Every object under `prefix` (ListObjectsV2, recursive, page by page). A page that fails after others arrived
@@ -123,7 +182,7 @@ export class MinioObjectStore implements ObjectStore {
         page = await this.client.listObjectsV2Query(this.bucket, prefix, token, '', LIST_PAGE_KEYS, '');
       } catch (err) {
         const failed = toObjectStoreError(err, `listing s3://${this.bucket}/${prefix} failed`);
-        throw objects.length === 0 ? failed : new ListingError(`${failed.message} (after ${objects.length} objects)`, objects);
+        throw objects.length === 0 ? failed : new ListingError(`${failed.message} (after ${objects.length} objects)`, objects, `${failed.detail} (after ${objects.length} objects)`);
       }
       for (const item of page.objects) {
         if (typeof item.name !== 'string') continue;
@@ -177,7 +236,7 @@ export class MinioObjectStore implements ObjectStore {
         bytes += chunk.length;
         // never more than the object listed or announced: the space reserved for it in the cache is that much
         if (bytes > Math.max(object.size, announcedBytes ?? 0)) {
-          done(new ObjectStoreError(`${what}: more bytes than the ${announcedBytes ?? object.size} announced`));
+          done(new ObjectStoreError(`the object store sent more bytes than the ${announcedBytes ?? object.size} announced`, `${what}: more bytes than the ${announcedBytes ?? object.size} announced`));
           return;
         }
         onProgress(bytes, announcedBytes);

@@ -1,4 +1,4 @@
-import { ListingError, toObjectStoreError, type ObjectStore, type StoredObject } from './object-store.js';
+import { ListingError, ObjectStoreError, toObjectStoreError, type ObjectStore, type StoredObject } from './object-store.js';
 
 /** A listing that takes longer than this counts as the store being unreachable. */
 export const LIST_TIMEOUT_MS = 30_000;
@@ -10,7 +10,10 @@ export const LIST_TIMEOUT_MS = 30_000;
 export interface Listing {
   objects: readonly StoredObject[];
   complete: boolean;
+  /** For clients: what failed, naming no host, bucket or key. */
   error: string | null;
+  /** For the log: the same with the store's own words (bucket, prefix, errno). */
+  detail: string | null;
 }
 
 /**
@@ -21,16 +24,18 @@ export interface Listing {
 export async function listPrefix(objects: ObjectStore, prefix: string): Promise<Listing> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${LIST_TIMEOUT_MS / 1000} s`)), LIST_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new ObjectStoreError(`the listing took longer than ${LIST_TIMEOUT_MS / 1000} s`, `listing of "${prefix}" took longer than ${LIST_TIMEOUT_MS / 1000} s`)), LIST_TIMEOUT_MS);
   });
   try {
-    return { objects: await Promise.race([objects.list(prefix), timeout]), complete: true, error: null };
+    return { objects: await Promise.race([objects.list(prefix), timeout]), complete: true, error: null, detail: null };
   } catch (err) {
     if (err instanceof ListingError) {
       const kept = withoutLastFolder(err.objects);
-      return { objects: kept, complete: false, error: `object store listing incomplete: ${err.message}; the ${kept.length} objects listed before stay known, none is removed` };
+      const keptNote = `the ${kept.length} objects listed before stay known, none is removed`;
+      return { objects: kept, complete: false, error: `object store listing incomplete: ${err.message}; ${keptNote}`, detail: `object store listing incomplete: ${err.detail}; ${keptNote}` };
     }
-    return { objects: [], complete: false, error: `object store unreachable: ${toObjectStoreError(err, 'listing failed').message}` };
+    const failed = toObjectStoreError(err, 'listing failed');
+    return { objects: [], complete: false, error: `object store unreachable: ${failed.message}`, detail: `object store unreachable: ${failed.detail}` };
   } finally {
     clearTimeout(timer);
   }

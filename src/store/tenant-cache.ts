@@ -25,6 +25,8 @@ export interface FetchSource {
   isBusy(compositeId: string): boolean;
   /** Seconds until the tenant's running transfer is expected to end, null when unknown. */
   secondsLeft(compositeId: string): number | null;
+  /** For the log: the last failure of the tenant's sync with the store's own words (key, address, errno), null when none. */
+  failureDetail(compositeId: string): string | null;
 }
 
 /** Retry-After of a fetch that failed (the store away, the disk full): the next request tries again. */
@@ -69,8 +71,11 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
   private readonly evicted = new Set<string>();
   /** Tenants whose listed files are larger than the whole cache (status error until they fit). */
   private readonly tooLarge = new Set<string>();
-  /** ETag of a tenant's object that failed its checks (not SQLite, incomplete): not fetched again until it changes. */
-  private readonly broken = new Map<string, { etag: string; error: string }>();
+  /**
+   * The objects of a tenant that failed their checks (not SQLite, not a KLS file, incomplete), by the ETags of
+   * both its files: not fetched again until either changes or a refresh names the tenant.
+   */
+  private readonly broken = new Map<string, { objects: string; error: string }>();
   private readonly promotedListeners: ((compositeId: string) => void)[] = [];
 
   constructor(
@@ -142,8 +147,8 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     const listed = this.source.listed(id);
     if (listed === undefined) throw tenantUnavailable(id, RETRY_FAILED_FETCH_S);
     if (this.isTooLarge(listed)) throw new Problem('tenant-too-large', this.tooLargeMessage(listed));
-    const broken = this.broken.get(id);
-    if (broken !== undefined && broken.etag === listed.kls.etag) throw unusable(id, broken.error, RETRY_BROKEN_OBJECT_S);
+    const broken = this.brokenError(listed);
+    if (broken !== null) throw unusable(id, broken, RETRY_BROKEN_OBJECT_S, this.source.failureDetail(id));
     // a fetch this request starts counts against its caller's limit; one it joins costs nothing more
     if (admitFetch !== undefined && !this.source.isBusy(id)) await admitFetch();
     if (isInService(entry)) return () => undefined;
@@ -153,7 +158,10 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     try {
       const ended = await settledWithin(this.source.fetch(id), this.fetchWaitMs);
       if (!ended) throw tenantUnavailable(id, Math.min(60, Math.max(1, this.source.secondsLeft(id) ?? RETRY_FAILED_FETCH_S)));
-      if (!isInService(entry)) throw this.fetchFailure(entry, listed);
+      // the fetch may have listed the tenant again (its object changed): grown past the bound, it says so now
+      const now = this.source.listed(id) ?? listed;
+      if (!isInService(entry) && this.isTooLarge(now)) throw new Problem('tenant-too-large', this.tooLargeMessage(now));
+      if (!isInService(entry)) throw this.fetchFailure(entry, now);
       pinned = false;
       return () => this.unpin(id);
     } finally {
@@ -193,6 +201,9 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     if (entry === undefined) this.budget.drop(compositeId);
     else {
       this.registry.unload(entry);
+      // a tenant whose objects failed their checks stays an error out of the cache too
+      const listed = this.source.listed(compositeId);
+      if (listed !== undefined) this.judgeBroken(entry, listed);
       try {
         fs.rmSync(entry.dir, { recursive: true, force: true });
       } catch (err) {
@@ -245,9 +256,39 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     this.promotedListeners.push(listener);
   }
 
-  /** The object of a tenant failed its checks (`error`): it is not fetched again until the store holds another one. */
-  markBroken(compositeId: string, etag: string, error: string): void {
-    this.broken.set(compositeId, { etag, error });
+  /** The objects of a tenant failed their checks (`error`): not fetched again until the store holds another one of either file. */
+  markBroken(listed: ListedTenant, error: string): void {
+    this.broken.set(listed.compositeId, { objects: objectsKey(listed), error });
+  }
+
+  /** Takes a tenant's broken mark away (a refresh names it): its next use fetches it again. */
+  clearBroken(compositeId: string): void {
+    this.broken.delete(compositeId);
+  }
+
+  /** Why the tenant's listed objects cannot be used, when they are the ones that failed their checks; else null. */
+  brokenError(listed: ListedTenant): string | null {
+    const broken = this.broken.get(listed.compositeId);
+    return broken !== undefined && broken.objects === objectsKey(listed) ? broken.error : null;
+  }
+
+  /**
+   * After a listing: a tenant whose listed objects failed their checks is status `error` with the reason (true);
+   * a tenant out of the cache whose last fetch failed for another reason (the store away, the disk full) is
+   * `pending` again, its failure past now that the store answers (false).
+   */
+  judgeBroken(entry: TenantEntry, listed: ListedTenant): boolean {
+    const error = this.brokenError(listed);
+    if (error !== null) {
+      entry.status = 'error';
+      entry.error = error;
+      return true;
+    }
+    if (!isInService(entry) && entry.status === 'error' && !this.tooLarge.has(entry.compositeId) && !this.source.isBusy(entry.compositeId)) {
+      entry.status = 'pending';
+      entry.error = null;
+    }
+    return false;
   }
 
   /** A tenant fetched ahead of any use (STORE_WARM): its download and search index take free room only. */
@@ -275,15 +316,25 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
   }
 
   private fetchFailure(entry: TenantEntry, listed: ListedTenant): Problem {
-    const broken = this.broken.get(entry.compositeId);
-    if (broken !== undefined && broken.etag === listed.kls.etag) return unusable(entry.compositeId, broken.error, RETRY_BROKEN_OBJECT_S);
-    return unusable(entry.compositeId, entry.error ?? 'the fetch failed', RETRY_FAILED_FETCH_S);
+    const cause = this.source.failureDetail(entry.compositeId);
+    const broken = this.brokenError(listed);
+    if (broken !== null) return unusable(entry.compositeId, broken, RETRY_BROKEN_OBJECT_S, cause);
+    return unusable(entry.compositeId, entry.error ?? 'the fetch failed', RETRY_FAILED_FETCH_S, cause);
   }
 }
 
-/** 503 with Retry-After for a tenant whose fetch failed (`reason`). */
-const unusable = (compositeId: string, reason: string, retryAfterSeconds: number): Problem =>
-  new Problem('tenant-unavailable', `tenant "${compositeId}" could not be fetched into the cache: ${reason}`, { retryAfterSeconds });
+/** The ETags of a tenant's listed files, as one key. */
+const objectsKey = (listed: ListedTenant): string => `${listed.kls.etag}/${listed.sis?.etag ?? ''}`;
+
+/**
+ * 503 with Retry-After for a tenant whose fetch failed: `reason` in words for the client, `cause` (the store's
+ * address, the key, the errno) for the log line of the request only.
+ */
+const unusable = (compositeId: string, reason: string, retryAfterSeconds: number, cause: string | null): Problem =>
+  new Problem('tenant-unavailable', `tenant "${compositeId}" could not be fetched into the cache: ${reason}`, {
+    retryAfterSeconds,
+    ...(cause === null ? {} : { cause }),
+  });
 
 /** Whether `job` settles within `ms` (it runs on either way). */
 function settledWithin(job: Promise<void>, ms: number): Promise<boolean> {

@@ -7,7 +7,8 @@ import type { TenantEntry } from '../tenants/tenants.js';
 import { checkSqliteFile, isCachedCopy, recordCachedObject, tempPathFor } from './cache-files.js';
 import type { Reservation } from './cache-budget.js';
 import type { ListedTenant, TenantFileName } from './layout.js';
-import { ObjectChangedError, type ObjectStore, type StoredObject } from './object-store.js';
+import { describeFailure, isUnanswered, ObjectChangedError, ObjectStoreError, type ObjectStore, type StoredObject } from './object-store.js';
+import { StoreStoppedError } from './store-transport.js';
 
 /** Bytes of a tenant's running transfer, and when it began (ms, performance.now()). */
 export interface TransferProgress {
@@ -43,7 +44,7 @@ export interface TenantDownloadContext {
 export type SyncOutcome =
   | { kind: 'current' }
   | { kind: 'installed'; bytes: number }
-  | { kind: 'failed' | 'broken' | 'changed'; error: string };
+  | { kind: 'failed' | 'broken' | 'changed'; error: string; detail: string };
 
 /** Room a cache without bound gives: no waiting, nothing counted. */
 export const UNBOUNDED_ROOM = (_compositeId: string, bytes: number): Promise<Reservation> =>
@@ -56,6 +57,9 @@ const hasLiveHandle = (entry: TenantEntry): boolean => entry.handle !== null && 
 
 /** A downloaded file is no SQLite database, while the store keeps the object: it will not pass by trying again. */
 class CheckFailed extends Error {}
+
+/** The store sent fewer bytes than it announced. */
+class IncompleteDownload extends Error {}
 
 /**
  * Brings one listed tenant's cached files up to date. A file whose object ETag and size match the cached copy
@@ -84,7 +88,7 @@ export async function syncTenantFiles(ctx: TenantDownloadContext, listed: Listed
   const bytesTotal = transfers.reduce((sum, t) => sum + t.object.size, 0);
 
   const outcome = await ctx.limited(async (): Promise<SyncOutcome> => {
-    if (ctx.signal.aborted) return { kind: 'failed', error: 'download stopped (shutdown)' };
+    if (ctx.signal.aborted) return { kind: 'failed', error: 'stopped: the server shuts down', detail: 'download stopped (shutdown)' };
     const progress: TransferProgress = { bytesDone: 0, bytesTotal, startedMs: performance.now() };
     ctx.progress.set(entry.compositeId, progress);
     entry.status = 'downloading';
@@ -105,10 +109,13 @@ export async function syncTenantFiles(ctx: TenantDownloadContext, listed: Listed
       return { kind: 'installed', bytes: bytesTotal };
     } catch (err) {
       const kind = err instanceof ObjectChangedError ? 'changed' : err instanceof CheckFailed ? 'broken' : 'failed';
+      // the client's words (no key, address or errno) go to store-status and the tenant's 503; the log keeps the rest
+      const error = err instanceof CheckFailed || err instanceof IncompleteDownload ? err.message : describeFailure(err);
+      const detail = err instanceof ObjectStoreError ? err.detail : (err as Error).message;
       entry.status = 'error';
-      entry.error = (err as Error).message;
-      if (kind !== 'changed') ctx.log.error({ tenant: entry.compositeId, err: entry.error }, 'tenant download failed; the previous file stays in service');
-      return { kind, error: entry.error };
+      entry.error = error;
+      if (kind !== 'changed') ctx.log.error({ tenant: entry.compositeId, err: detail }, 'tenant download failed; the previous file stays in service');
+      return { kind, error, detail };
     } finally {
       ctx.progress.delete(entry.compositeId);
       // counted before the room goes back, so that the files are never counted by neither
@@ -146,20 +153,24 @@ async function transferFile(
         ctx.signal,
       );
     } catch (err) {
-      if (!ctx.signal.aborted && !(err instanceof ObjectChangedError)) await throwWhenChanged(ctx.objects, object);
+      // a store that does not answer in time is not asked again; one that answered otherwise may hold another object
+      if (!ctx.signal.aborted && !isUnanswered(err) && !(err instanceof ObjectChangedError)) await throwWhenChanged(ctx.objects, object);
       throw err;
     }
     const expected = received.announcedBytes ?? object.size;
     // the object listed, still there when its last byte arrived: a store that writes an object in place (s3rver)
     // could have sent parts of two
     await throwWhenChanged(ctx.objects, object);
-    if (received.bytes !== expected) throw new Error(`${name}: incomplete download: ${received.bytes} of ${expected} bytes`);
+    if (received.bytes !== expected) throw new IncompleteDownload(`${name}: incomplete download: ${received.bytes} of ${expected} bytes`);
     try {
       checkSqliteFile(temp, null);
     } catch (err) {
+      // the cache's own file could not be read (it vanished, the disk failed): no verdict on the object, and its
+      // path and errno are for the log
+      if (typeof (err as NodeJS.ErrnoException).code === 'string') throw err;
       throw new CheckFailed(`${name}: ${(err as Error).message}`);
     }
-    if (ctx.signal.aborted) throw new Error(`${name}: download stopped (shutdown)`);
+    if (ctx.signal.aborted) throw new StoreStoppedError();
     // The object's time, not the download's: every instance then reports the same mtime for the same object.
     const lastModified = received.lastModified ?? object.lastModified ?? null;
     if (lastModified !== null) fs.utimesSync(temp, new Date(), lastModified);

@@ -28,6 +28,8 @@ export class TenantSyncs {
   private readonly transfers = new Map<string, TransferProgress>();
   private readonly limiter: Limiter;
   private readonly abort = new AbortController();
+  /** The last failure of each tenant's sync, in the store's own words (for the log line of a request it fails). */
+  private readonly failures = new Map<string, string>();
 
   constructor(
     private readonly registry: TenantRegistry,
@@ -65,6 +67,11 @@ export class TenantSyncs {
     return Math.ceil((running.bytesTotal - running.bytesDone) / rate / 1000);
   }
 
+  /** The last failure of the tenant's sync with its key, address or errno (for the log), null after a success. */
+  failureDetail(compositeId: string): string | null {
+    return this.failures.get(compositeId) ?? null;
+  }
+
   /** Stops running downloads and waits for them to settle (shutdown). */
   async close(): Promise<void> {
     this.abort.abort();
@@ -78,7 +85,12 @@ export class TenantSyncs {
     const job = this.runSync(listed)
       .catch((err: unknown): SyncOutcome => {
         this.log.error({ tenant: listed.compositeId, err }, 'tenant sync failed');
-        return { kind: 'failed', error: (err as Error).message };
+        return { kind: 'failed', error: 'the sync of the tenant failed', detail: (err as Error).message };
+      })
+      .then((outcome) => {
+        if (outcome.kind === 'current' || outcome.kind === 'installed') this.failures.delete(listed.compositeId);
+        else this.failures.set(listed.compositeId, outcome.detail);
+        return outcome;
       })
       .finally(() => {
         this.jobs.delete(listed.compositeId);
@@ -112,11 +124,17 @@ export class TenantSyncs {
         this.options.cacheMetrics.fetchedBytes.inc(outcome.bytes);
         this.options.cacheMetrics.observeFetch((performance.now() - started) / 1000);
       }
-      if (outcome.kind === 'broken') this.cache?.markBroken(listed.compositeId, listed.kls.etag, outcome.error);
+      if (outcome.kind === 'broken') this.cache?.markBroken(listed, outcome.error);
       if (outcome.kind !== 'changed' || attempt > 0 || this.abort.signal.aborted) return outcome;
       const again = await this.listAgain(listed);
       if (again === null) return outcome;
       listed = again;
+      const entry = this.registry.get(listed.compositeId);
+      // grown past the bound of the cache: no wait for room that can never be
+      if (entry !== undefined && this.cache?.judgeSize(entry, listed) === true) {
+        const error = this.cache.tooLargeMessage(listed);
+        return { kind: 'failed', error, detail: error };
+      }
     }
   }
 

@@ -159,14 +159,39 @@ export class KlsHandle {
   }
 }
 
-/** A read-only connection with a bounded page cache; throws when `file` is not a readable SQLite database. */
+/**
+ * The tables of a KLS file (docs/kls-format.md). Each is optional, but a file with none of them is some other
+ * SQLite database (uploaded under the wrong key, or empty): served, it would answer every read with nothing.
+ */
+export const KLS_TABLES = [
+  'meta',
+  'tenant_logo',
+  'build_info',
+  'findings',
+  'search_items',
+  'gold_tables',
+  'taxonomies',
+  'taxonomy_nodes',
+  'taxonomy_members',
+  'dimensions',
+  'pipeline_artifacts',
+  'report_pdfs',
+] as const;
+
+const COUNT_KLS_TABLES = `SELECT count(*) AS n FROM sqlite_master WHERE type IN ('table', 'view') AND name IN (${KLS_TABLES.map((t) => `'${t}'`).join(', ')})`;
+
+/**
+ * A read-only connection with a bounded page cache; throws when `file` is not a readable SQLite database, or one
+ * without any of the KLS tables.
+ */
 function connect(file: string): Database.Database {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     db.pragma('query_only = ON');
     db.pragma(`cache_size = -${KLS_CACHE_KIB}`);
     // Reading the schema proves the file is SQLite and not damaged at its start.
-    db.prepare('SELECT count(*) AS n FROM sqlite_master').get();
+    const { n } = db.prepare(COUNT_KLS_TABLES).get() as { n: number };
+    if (n === 0) throw new Error(`not a KLS file: it has none of the KLS tables (${KLS_TABLES.slice(0, 4).join(', ')}, …)`);
   } catch (err) {
     db.close();
     throw err;

@@ -334,7 +334,11 @@ export class TenantRegistry implements Tenants {
     if (entry.status !== 'ready' && !this.unopenable.has(entry)) return;
     this.unopenable.add(entry);
     entry.status = 'error';
-    entry.error = `cannot open ${path.basename(entry.klsPath)} again: ${err.message}`;
+    // a client reads this (store-status, the tenant's 503): a file-system error names a path and an errno, which
+    // the log line above keeps
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === undefined ? err.message : code === 'ENOENT' ? 'the file is gone' : 'the file cannot be read';
+    entry.error = `cannot open ${path.basename(entry.klsPath)} again: ${reason}`;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Logger } from '../../src/logger.js';
 import type { FileSink } from '../../src/store/object-store.js';
 import { call } from './http.js';
 import type { TestObjectStore } from './s3rver.js';
@@ -6,17 +7,18 @@ import { until } from './until.js';
 
 /**
  * A store-mode server over `store`; `dataDir` given = that cache, else an empty one removed on close; downloads
- * written through `storeFileSink` when given.
+ * written through `storeFileSink` when given; logging to `log` when given (else nowhere).
  */
 export async function startStoreModeServer(
   store: Pick<TestObjectStore, 'env'>,
-  options: { env?: Record<string, string>; dataDir?: string; storeFileSink?: FileSink } = {},
+  options: { env?: Record<string, string>; dataDir?: string; storeFileSink?: FileSink; log?: Logger } = {},
 ): Promise<TestServer> {
   const own = options.dataDir === undefined ? tempDir('ads-store-') : null;
   const server = await startTestServer({
     dataDir: options.dataDir ?? own!.dir,
     env: store.env(options.env),
     ...(options.storeFileSink === undefined ? {} : { storeFileSink: options.storeFileSink }),
+    ...(options.log === undefined ? {} : { log: options.log }),
   });
   return {
     ...server,

@@ -10,7 +10,7 @@ import { tempDir } from '../helpers/server.js';
 function writeFile(file: string, label: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
-  db.exec(`CREATE TABLE t (label TEXT); INSERT INTO t VALUES ('${label}')`);
+  db.exec(`CREATE TABLE meta (key TEXT, value TEXT); CREATE TABLE t (label TEXT); INSERT INTO t VALUES ('${label}')`);
   db.close();
 }
 

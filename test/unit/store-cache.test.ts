@@ -170,7 +170,10 @@ describe('store refresh announcements', () => {
 describe('listPrefix', () => {
   const object = (key: string): StoredObject => ({ key, size: 1, etag: 'e' });
   const failing = (objects: StoredObject[]): ObjectStore => ({
-    list: () => Promise.reject(objects.length === 0 ? new Error('connect ECONNREFUSED') : new ListingError('page 2 failed', objects)),
+    list: () =>
+      Promise.reject(
+        objects.length === 0 ? Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:9000'), { code: 'ECONNREFUSED' }) : new ListingError('page 2 failed', objects),
+      ),
     download: () => Promise.reject(new Error('unused')),
     stat: () => Promise.reject(new Error('unused')),
   });
@@ -182,9 +185,10 @@ describe('listPrefix', () => {
     expect(listing.error).to.match(/listing incomplete: page 2 failed; the 2 objects listed before stay known/);
   });
 
-  it('says the store is unreachable when no page arrived', async () => {
+  it('says the store is unreachable when no page arrived: in words for clients, with the address and errno for the log', async () => {
     const listing = await listPrefix(failing([]), 'p/');
     expect(listing).to.deep.include({ objects: [], complete: false });
-    expect(listing.error).to.match(/^object store unreachable: listing failed: connect ECONNREFUSED/);
+    expect(listing.error).to.equal('object store unreachable: the object store could not be reached');
+    expect(listing.detail).to.equal('object store unreachable: listing failed: connect ECONNREFUSED 10.0.0.7:9000');
   });
 });
