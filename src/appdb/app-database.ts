@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import 'reflect-metadata';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import { DataSource, type DataSourceOptions, type Logger as TypeOrmLogger } from 'typeorm';
 import type { AppDbConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { APP_ENTITIES } from './entities.js';
@@ -124,7 +124,17 @@ export async function initializeAppDatabase(config: AppDbConfig, log: Logger): P
 }
 
 function dataSourceOptions(config: AppDbConfig, log: Logger): DataSourceOptions {
-  const common = { entities: APP_ENTITIES, migrations: MIGRATIONS, migrationsRun: false, synchronize: false, logging: false } as const;
+  // TypeORM writes its migration lines to the console whatever `logging` says: they go to the log at debug, and a
+  // failure is reported once, by the caller (AppDbMigrationError)
+  const logger: TypeOrmLogger = {
+    logQuery: () => {},
+    logQueryError: () => {},
+    logQuerySlow: () => {},
+    logSchemaBuild: () => {},
+    logMigration: (message) => log.debug({ appDb: config.kind }, message),
+    log: () => {},
+  };
+  const common = { entities: APP_ENTITIES, migrations: MIGRATIONS, migrationsRun: false, synchronize: false, logging: false, logger } as const;
   if (config.kind === 'sqlite') {
     // `timeout` is SQLite's busy timeout: how long a write waits for another process's lock
     return { ...common, type: 'better-sqlite3', database: config.path, enableWAL: true, timeout: config.lockTimeoutMs };

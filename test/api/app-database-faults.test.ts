@@ -1,9 +1,10 @@
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import pg from 'pg';
 import { call } from '../helpers/http.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { demoTemplateDir, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
 /** The unit-of-work time limit of these tests: short, so that a frozen database is answered for quickly. */
@@ -228,5 +229,32 @@ describe('the app database failing under 16 writers (PostgreSQL killed, frozen)'
       { every: 100, what: 'a write to succeed after the thaw' },
     );
     expect(after.status).to.equal(200);
+  });
+
+  it('a migration that fails at start stops the start with exit code 3 and one line naming it, not "not reachable" retried', async () => {
+    const url = await postgres.createDatabase('badmigration');
+    // a table of that name without the columns a migration indexes
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query('CREATE TABLE notes (x integer)');
+    await client.end();
+    const data = tempDir('ads-faults-migration-');
+    fs.cpSync(demoTemplateDir(), data.dir, { recursive: true });
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DATA_DIR: data.dir, GIT_WORKSPACES_DIR: '', APP_DB_URL: url },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(code).to.equal(3);
+      expect(stderr).to.match(/^failed to start: app database migration failed: .*column "tenant_id" does not exist\n$/m);
+      expect(stdout + stderr).not.to.match(/not reachable/);
+    } finally {
+      data.remove();
+    }
   });
 });
