@@ -262,6 +262,44 @@ describe('app database on PostgreSQL: start, migrations, outage', function () {
     }
   });
 
+  it('a COMMIT sent to a frozen backend: 503 "may have been saved" within the limit, and the database refuses it when it resumes', async () => {
+    const url = await (await sharedPostgres()).createDatabase('frozencommit');
+    const config: AppDbConfig = { kind: 'postgres', url, ...SIZES, transactionTimeoutMs: 1500 };
+    const appDb = await openAppDatabase(config, silent);
+    let frozen: number | null = null;
+    try {
+      const units = unitsOf(appDb, config);
+      const started = performance.now();
+      const answer = await units
+        .write('frozen', async (m) => {
+          await m.insert(NotebookRow, { tenantId: 'ost.frozen', createdAt: '0', updatedAt: '0' });
+          const [{ pid }] = (await m.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
+          // the backend stops before the unit sends its COMMIT: the COMMIT waits in its socket
+          frozen = pid;
+          process.kill(pid, 'SIGSTOP');
+        })
+        .then(
+          () => null,
+          (err: unknown) => err,
+        );
+      expect(performance.now() - started).to.be.below(1500 + 1000);
+      expect(answer).to.be.instanceOf(Problem);
+      expect((answer as Problem).status).to.equal(503);
+      expect((answer as Problem).detail).to.match(/may have been saved/);
+      process.kill(frozen!, 'SIGCONT');
+      const stopped = frozen!;
+      frozen = null;
+      // the backend reads the COMMIT, the commit deadline refuses it, then it reads the end of its connection
+      await until(async () => ((await appDb.dataSource.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [stopped])) as { n: number }[])[0]!.n === 0, {
+        what: 'the resumed backend to end',
+      });
+      expect(await units.read((m) => m.countBy(NotebookRow, { tenantId: 'ost.frozen' }))).to.equal(0);
+    } finally {
+      if (frozen !== null) process.kill(frozen, 'SIGCONT');
+      await appDb.close();
+    }
+  });
+
   it('answers a unit within APP_DB_TRANSACTION_TIMEOUT_MS while a statement never ends, and rolls it back', async () => {
     const url = await (await sharedPostgres()).createDatabase('bounded');
     const config: AppDbConfig = { kind: 'postgres', url, ...SIZES, transactionTimeoutMs: 600 };
