@@ -127,7 +127,16 @@ export type AppDbConfig = (
   readonly pool: number;
   /** APP_DB_LOCK_TIMEOUT_MS: how long a write waits for its lock before it answers 503 (SQLite: busy timeout). */
   readonly lockTimeoutMs: number;
+  /** APP_DB_STATEMENT_TIMEOUT_MS: longest one statement may run (PostgreSQL `statement_timeout`). */
+  readonly statementTimeoutMs: number;
+  /** APP_DB_IDLE_TIMEOUT_MS: longest a transaction may wait for its next statement (PostgreSQL `idle_in_transaction_session_timeout`). */
+  readonly idleInTransactionTimeoutMs: number;
+  /** APP_DB_TRANSACTION_TIMEOUT_MS: longest one unit of work may take, from asking for a connection to its commit (PostgreSQL). */
+  readonly transactionTimeoutMs: number;
 };
+
+/** The time limits of the app database when a program names one on its command line. */
+export const APP_DB_DEFAULT_SIZES = { pool: 10, lockTimeoutMs: 5000, statementTimeoutMs: 10_000, idleInTransactionTimeoutMs: 10_000, transactionTimeoutMs: 15_000 } as const;
 
 /** AUTH_MODE and, for `oidc`, the OIDC_* variables. */
 export type AuthConfig =
@@ -280,7 +289,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
 
   const appDb = appDbConfig(text('APP_DB_URL'), path.join(dataDir, 'app.sqlite'), dir, problems, {
     pool: integer('APP_DB_POOL', 10, 1, 1000),
-    lockTimeoutMs: integer('APP_DB_LOCK_TIMEOUT_MS', 5000, 100, 120_000),
+    lockTimeoutMs: integer('APP_DB_LOCK_TIMEOUT_MS', APP_DB_DEFAULT_SIZES.lockTimeoutMs, 100, 120_000),
+    statementTimeoutMs: integer('APP_DB_STATEMENT_TIMEOUT_MS', APP_DB_DEFAULT_SIZES.statementTimeoutMs, 100, 600_000),
+    idleInTransactionTimeoutMs: integer('APP_DB_IDLE_TIMEOUT_MS', APP_DB_DEFAULT_SIZES.idleInTransactionTimeoutMs, 100, 600_000),
+    transactionTimeoutMs: integer('APP_DB_TRANSACTION_TIMEOUT_MS', APP_DB_DEFAULT_SIZES.transactionTimeoutMs, 500, 600_000),
   });
 
   const auth = authConfig(env, text, integer, oneOf, problems);
@@ -517,7 +529,7 @@ export function maskedAppDbUrl(raw: string): string {
 export function parseAppDbUrl(name: string, raw: string, cwd: string = process.cwd()): AppDbConfig {
   const problems: string[] = [];
   const trimmed = raw.trim();
-  const config = appDbConfig(trimmed === '' ? null : trimmed, '', (value) => path.resolve(cwd, value), problems, { pool: 10, lockTimeoutMs: 5000 }, name);
+  const config = appDbConfig(trimmed === '' ? null : trimmed, '', (value) => path.resolve(cwd, value), problems, APP_DB_DEFAULT_SIZES, name);
   if (trimmed === '') problems.push(`${name} must be sqlite:<path> or postgres://user:password@host:port/database (got "")`);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -533,7 +545,7 @@ function appDbConfig(
   defaultFile: string,
   dir: (value: string) => string,
   problems: string[],
-  sizes: { pool: number; lockTimeoutMs: number },
+  sizes: Omit<AppDbConfig, 'kind' | 'path' | 'url'>,
   name = 'APP_DB_URL',
 ): AppDbConfig {
   if (raw === null) return { kind: 'sqlite', path: defaultFile, ...sizes };

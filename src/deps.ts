@@ -146,7 +146,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const appDbFailure = (kind: AppDbErrorKind): void => metrics.appDbErrors.inc({ kind });
   const appDb = await openAppDatabase(config.appDb, log.child({ component: 'app-db' }), appDbFailure);
   // one unit of work and one set of cell rules for every service on the app database
-  const units = new UnitOfWork(appDb, { lockTimeoutMs: config.appDb.lockTimeoutMs, onFailure: appDbFailure });
+  const units = new UnitOfWork(appDb, { transactionTimeoutMs: config.appDb.transactionTimeoutMs, onFailure: appDbFailure });
   const cellRules = new CellRules(schemas);
   const limits = await createCostLimiter(config, log);
   const home = os.homedir();

@@ -2,6 +2,7 @@
 import './node-version.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { AppDbMigrationError } from './appdb/app-database.js';
 import { ConfigError, loadConfig } from './config.js';
 import { generateDemo } from './demo/generate.js';
 import { createLogger } from './logger.js';
@@ -67,6 +68,11 @@ main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(2);
+  }
+  if (err instanceof AppDbMigrationError) {
+    // not "unreachable, trying again": this version cannot use the database as it is (docs/deployment.md)
+    process.stderr.write(`failed to start: ${err.message}\n`);
+    process.exit(3);
   }
   process.stderr.write(`failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);

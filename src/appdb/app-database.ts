@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import 'reflect-metadata';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import { DataSource, type DataSourceOptions, type Logger as TypeOrmLogger } from 'typeorm';
 import type { AppDbConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { APP_ENTITIES } from './entities.js';
-import { appDbUnavailable, type AppDbFailure } from './failures.js';
+import { appDbUnavailable, classifyAppDbError, type AppDbFailure } from './failures.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 /** The app database (views, notebooks, notes): TypeORM over SQLite (one machine) or PostgreSQL (several instances). */
@@ -20,19 +20,39 @@ export interface AppDatabase {
 
 /** How often a database that could not be reached at start is tried again. */
 const RECONNECT_MS = 2000;
+/** How much longer than a statement's own limit the client waits for its answer (a database that does not answer at all). */
+const QUERY_TIMEOUT_SLACK_MS = 1000;
+/** How long connecting may take, and waiting for a free pooled connection. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+/**
+ * A migration of the app database failed on a database that answers: this version of the server cannot use it.
+ * It is not tried again (main.ts ends the start with exit code 3; see docs/deployment.md).
+ */
+export class AppDbMigrationError extends Error {
+  constructor(cause: unknown) {
+    super(`app database migration failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'AppDbMigrationError';
+  }
+}
 /** Key of the session-level advisory lock that lets one instance at a time run the migrations. */
 const MIGRATION_LOCK = 741_852_963_001;
+/** How often an instance waiting for another's migrations asks for their lock again. */
+const MIGRATION_LOCK_POLL_MS = 200;
 
 /**
  * Opens the app database and runs pending migrations. A database that cannot be reached does not stop the start:
- * the server answers (health 503, collaboration 503) and tries again every 2 s until it can.
- * `onFailure` hears of every use of the database while it is not reached.
+ * the server answers (health 503, collaboration 503) and tries again every 2 s until it can. A migration that
+ * fails on a database that answers is no reason to try again: at start it rejects with AppDbMigrationError; on a
+ * later attempt (the database was away at start) it is logged once and the database stays unused (503) until a
+ * restart. `onFailure` hears of every use of the database while it is not reached.
  */
 export async function openAppDatabase(config: AppDbConfig, log: Logger, onFailure: (failure: AppDbFailure | 'other') => void = () => {}): Promise<AppDatabase> {
   let current: DataSource | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
-  const connect = async (): Promise<void> => {
+  let migrationFailed: AppDbMigrationError | null = null;
+  const connect = async (atStart: boolean): Promise<void> => {
     try {
       const dataSource = await initializeAppDatabase(config, log);
       if (closed) {
@@ -42,14 +62,20 @@ export async function openAppDatabase(config: AppDbConfig, log: Logger, onFailur
       current = dataSource;
       log.info({ appDb: config.kind }, 'app database ready');
     } catch (err) {
+      if (err instanceof AppDbMigrationError) {
+        if (atStart) throw err;
+        migrationFailed = err;
+        log.error({ appDb: config.kind, err: err.message }, 'app database migration failed; not tried again: the database stays unused until the server is restarted');
+        return;
+      }
       log.error({ appDb: config.kind, err: (err as Error).message }, `app database not reachable; trying again in ${RECONNECT_MS / 1000} s`);
       if (!closed) {
-        retry = setTimeout(() => void connect(), RECONNECT_MS);
+        retry = setTimeout(() => void connect(false), RECONNECT_MS);
         retry.unref();
       }
     }
   };
-  await connect();
+  await connect(true);
   return {
     kind: config.kind,
     get dataSource() {
@@ -60,6 +86,7 @@ export async function openAppDatabase(config: AppDbConfig, log: Logger, onFailur
       return current;
     },
     async ping() {
+      if (migrationFailed !== null) throw migrationFailed;
       if (current === null || !current.isInitialized) throw new Error('app database not connected');
       await current.query('SELECT 1 AS ok');
     },
@@ -73,7 +100,8 @@ export async function openAppDatabase(config: AppDbConfig, log: Logger, onFailur
 
 /**
  * Connects to the app database and runs its pending migrations, as every start of the server does (also the
- * copy's target is made this way); rejects when the database cannot be reached or a migration fails.
+ * copy's target is made this way); rejects when the database cannot be reached, with AppDbMigrationError when a
+ * migration fails on a database that answers.
  */
 export async function initializeAppDatabase(config: AppDbConfig, log: Logger): Promise<DataSource> {
   const dataSource = new DataSource(dataSourceOptions(config, log));
@@ -82,7 +110,12 @@ export async function initializeAppDatabase(config: AppDbConfig, log: Logger): P
     await dataSource.initialize();
     // WAL + synchronous=FULL: an acknowledged write survives a killed process
     if (config.kind === 'sqlite') await dataSource.query('PRAGMA synchronous = FULL');
-    await migrate(dataSource);
+    try {
+      await migrate(dataSource);
+    } catch (err) {
+      // a database that went away or a lock not granted meanwhile is tried again; anything else is the migration's own failure
+      throw classifyAppDbError(err) === null ? new AppDbMigrationError(err) : err;
+    }
     return dataSource;
   } catch (err) {
     if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
@@ -91,7 +124,17 @@ export async function initializeAppDatabase(config: AppDbConfig, log: Logger): P
 }
 
 function dataSourceOptions(config: AppDbConfig, log: Logger): DataSourceOptions {
-  const common = { entities: APP_ENTITIES, migrations: MIGRATIONS, migrationsRun: false, synchronize: false, logging: false } as const;
+  // TypeORM writes its migration lines to the console whatever `logging` says: they go to the log at debug, and a
+  // failure is reported once, by the caller (AppDbMigrationError)
+  const logger: TypeOrmLogger = {
+    logQuery: () => {},
+    logQueryError: () => {},
+    logQuerySlow: () => {},
+    logSchemaBuild: () => {},
+    logMigration: (message) => log.debug({ appDb: config.kind }, message),
+    log: () => {},
+  };
+  const common = { entities: APP_ENTITIES, migrations: MIGRATIONS, migrationsRun: false, synchronize: false, logging: false, logger } as const;
   if (config.kind === 'sqlite') {
     // `timeout` is SQLite's busy timeout: how long a write waits for another process's lock
     return { ...common, type: 'better-sqlite3', database: config.path, enableWAL: true, timeout: config.lockTimeoutMs };
@@ -102,9 +145,20 @@ function dataSourceOptions(config: AppDbConfig, log: Logger): DataSourceOptions 
     // the URL goes to node-postgres as it is, so its sslmode (and every other parameter) is honoured
     url: config.url,
     poolSize: config.pool,
-    connectTimeoutMS: 5000,
+    connectTimeoutMS: CONNECT_TIMEOUT_MS,
     applicationName: 'analytics-desk-server',
-    extra: { idleTimeoutMillis: 30_000 },
+    extra: {
+      idleTimeoutMillis: 30_000,
+      // the database's own limits, for every statement and transaction of every connection (docs/configuration.md)
+      statement_timeout: config.statementTimeoutMs,
+      lock_timeout: config.lockTimeoutMs,
+      idle_in_transaction_session_timeout: config.idleInTransactionTimeoutMs,
+      // the client's, for a database that does not answer at all (frozen, partitioned); a unit of work gives up
+      // sooner, at APP_DB_TRANSACTION_TIMEOUT_MS (src/appdb/unit-of-work.ts)
+      query_timeout: Math.max(config.statementTimeoutMs, config.transactionTimeoutMs) + QUERY_TIMEOUT_SLACK_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    },
     // an idle pooled connection that breaks (the database restarts) is dropped and replaced on demand
     poolErrorHandler: (err: Error) => log.warn({ err: err.message }, 'app database connection lost'),
   };
@@ -119,7 +173,10 @@ async function migrate(dataSource: DataSource): Promise<void> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    // another instance's migrations may take longer than any one statement may wait: asked again until granted
+    while (!((await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK])) as { locked: boolean }[])[0]!.locked) {
+      await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
+    }
     try {
       await dataSource.runMigrations({ transaction: 'each' });
     } finally {

@@ -1,6 +1,7 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { Problem } from '../common/problems.js';
-import { appDbUnavailable, classifyAppDbError, type AppDbFailure } from './failures.js';
+import { AppDbFault, appDbUnavailable, classifyAppDbError, type AppDbFailure } from './failures.js';
+import { COMMIT_DEADLINE_SETTING, COMMIT_DEADLINE_SQLSTATE } from './migrations/1764900000000-add-commit-deadline.js';
 
 /*
  * How writes to the app database stay atomic: no lost update, also across several server processes.
@@ -15,9 +16,10 @@ import { appDbUnavailable, classifyAppDbError, type AppDbFailure } from './failu
  *
  * PostgreSQL (several instances). Each unit runs on its own pooled connection in a READ COMMITTED transaction.
  * A write unit first takes a transaction-scoped advisory lock on the key it names (the notebook, the note or the
- * view it changes), waiting at most the lock timeout; units of one key run one after the other in every
+ * view it changes), waiting at most the lock timeout (the session's `lock_timeout`); units of one key run one after the other in every
  * instance, and each statement after the lock sees what the previous holder committed. Units of other keys run
- * in parallel. Read units run in REPEATABLE READ, one snapshot.
+ * in parallel. Read units run in REPEATABLE READ, one snapshot. Every unit ends within
+ * APP_DB_TRANSACTION_TIMEOUT_MS, and a write never commits after it gave up (inPostgresTransaction).
  *
  * In both: a lock not granted in time, or a database that does not answer, is a 503 problem with Retry-After
  * (classifyAppDbError); the unit is rolled back. Inside a unit only query-builder style calls are used.
@@ -29,9 +31,13 @@ export type AppDbManager = EntityManager;
 /** What a write unit serializes on: one notebook, note or view (`notebook:<tenant>`, `note:<id>`, `view:<id>`). */
 export type LockKey = string;
 
-/** How long a write waits for its lock (PostgreSQL; SQLite's busy timeout is set when it is opened), and who hears of failures. */
+/** Most of a write's time limit kept between its commit deadline in the database and the moment it gives up. */
+const COMMIT_MARGIN_MS = 1000;
+
+/** The time limit of a unit (PostgreSQL; SQLite's busy timeout is set when it is opened), and who hears of failures. */
 export interface UnitSettings {
-  readonly lockTimeoutMs: number;
+  /** APP_DB_TRANSACTION_TIMEOUT_MS: from asking for a connection to the answer of COMMIT. */
+  readonly transactionTimeoutMs: number;
   /** Hears of every unit that failed in the database: busy, unreachable, or `other` (a bug; answered 500). */
   readonly onFailure: (failure: AppDbFailure | 'other') => void;
 }
@@ -94,31 +100,91 @@ export class UnitOfWork {
     });
   }
 
+  /**
+   * One unit on its own pooled connection, bounded by the transaction time limit from the moment it asks for a
+   * connection: past it the caller gets its 503 at once, the connection is dropped (the driver's pending queries
+   * fail, the database rolls back what it has not committed) and a connection that arrives later is released
+   * unused. A write sets its commit deadline on the database's clock (see COMMIT_DEADLINE_SETTING) so that a
+   * COMMIT still waiting in the database when the limit passes is refused when it is finally read.
+   */
   private async inPostgresTransaction<T>(
     dataSource: DataSource,
     isolation: 'READ COMMITTED' | 'REPEATABLE READ',
     lock: LockKey | null,
     work: (manager: AppDbManager) => Promise<T>,
   ): Promise<T> {
+    const limitMs = this.settings.transactionTimeoutMs;
+    const endsAt = performance.now() + limitMs;
     const runner = dataSource.createQueryRunner();
-    try {
-      await runner.connect();
-      await runner.startTransaction(isolation);
+    let stage: 'connect' | 'work' | 'commit' = 'connect';
+    let gaveUp = false;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        gaveUp = true;
+        reject(new AppDbFault(stage === 'connect' ? 'connect' : stage === 'commit' ? 'commit-unknown' : 'timeout'));
+        abandon(runner);
+      }, limitMs);
+    });
+    const unit = (async (): Promise<T> => {
       try {
-        if (lock !== null) {
-          await runner.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(this.settings.lockTimeoutMs))}`);
-          await runner.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
+        try {
+          await runner.connect();
+        } catch (err) {
+          throw new AppDbFault('connect', { cause: err });
         }
-        const result = await work(runner.manager);
-        await runner.commitTransaction();
-        return result;
+        if (gaveUp) throw new AppDbFault('timeout');
+        stage = 'work';
+        await runner.startTransaction(isolation);
+        try {
+          if (lock !== null) {
+            await this.setCommitDeadline(runner, endsAt);
+            await runner.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
+          }
+          const result = await work(runner.manager);
+          if (gaveUp) throw new AppDbFault('timeout');
+          stage = 'commit';
+          try {
+            await runner.commitTransaction();
+          } catch (err) {
+            // refused by the commit deadline: nothing was saved
+            if ((err as { driverError?: { code?: unknown } }).driverError?.code === COMMIT_DEADLINE_SQLSTATE) throw new AppDbFault('timeout', { cause: err });
+            throw err;
+          }
+          return result;
+        } catch (err) {
+          if (runner.isTransactionActive && !runner.isReleased) await runner.rollbackTransaction().catch(() => undefined);
+          throw err;
+        }
       } catch (err) {
-        if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+        // the driver released the runner itself: its connection broke under the unit, whatever the error says
+        if (!(err instanceof AppDbFault) && !(err instanceof Problem) && runner.isReleased) throw new AppDbFault('lost', { cause: err });
         throw err;
+      } finally {
+        await runner.release().catch(() => undefined);
       }
+    })();
+    // when the time limit wins, the unit still ends (its queries fail on the dropped connection): nobody waits for it
+    unit.catch(() => undefined);
+    try {
+      return await Promise.race([unit, expired]);
     } finally {
-      await runner.release().catch(() => undefined);
+      clearTimeout(timer);
     }
+  }
+
+  /**
+   * Puts the unit's commit deadline into the transaction: the database's clock now plus what remains of the time
+   * limit, less a margin. The statement's round trip must stay within that margin (else 503): the database read
+   * it no earlier than it was sent, so its deadline then falls before the moment the unit gives up.
+   */
+  private async setCommitDeadline(runner: QueryRunner, endsAt: number): Promise<void> {
+    const margin = Math.min(COMMIT_MARGIN_MS, this.settings.transactionTimeoutMs / 4);
+    const sentAt = performance.now();
+    const remaining = Math.floor(endsAt - sentAt - margin);
+    if (remaining <= 0) throw new AppDbFault('timeout');
+    await runner.query(`SELECT set_config('${COMMIT_DEADLINE_SETTING}', (floor(extract(epoch FROM clock_timestamp()) * 1000) + $1)::text, true)`, [remaining]);
+    if (performance.now() - sentAt > margin) throw new AppDbFault('timeout');
   }
 
   /** Turns a busy or unreachable database into its 503 problem; every other error passes unchanged. */
@@ -131,9 +197,20 @@ export class UnitOfWork {
       if (failure === null && !(err instanceof Problem)) this.settings.onFailure('other');
       if (failure === null) throw err;
       this.settings.onFailure(failure);
-      throw appDbUnavailable(failure);
+      throw appDbUnavailable(failure, err instanceof AppDbFault && err.event === 'commit-unknown' ? 'unknown' : 'not-saved');
     }
   }
 }
 
 const isPostgres = (dataSource: DataSource): boolean => dataSource.options.type === 'postgres';
+
+/**
+ * Gives the runner's connection (when it has one) back to the pool as broken: the pool closes it and opens another on demand, and
+ * the driver fails the unit's pending query. (TypeORM's PostgreSQL runner has the method; other runners do not run here.)
+ */
+function abandon(runner: QueryRunner): void {
+  const postgres = runner as QueryRunner & { databaseConnection?: unknown; releasePostgresConnection?: (err?: Error) => Promise<void> };
+  // still waiting for a connection: the unit releases the one it gets, unused, as a healthy one
+  if (postgres.databaseConnection == null) return;
+  void postgres.releasePostgresConnection?.(new Error('the unit of work passed its time limit'))?.catch(() => undefined);
+}

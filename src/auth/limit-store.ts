@@ -41,6 +41,12 @@ export class LimitStore implements Queryable {
       max: LIMIT_POOL_SIZE,
       connectionTimeoutMillis: LIMIT_STATEMENT_TIMEOUT_MS,
       query_timeout: LIMIT_STATEMENT_TIMEOUT_MS,
+      // the database's side of the same limit: a statement the client gave up on does not run on (or wait for a
+      // row lock) in the database; pool.query drops a connection whose statement failed
+      statement_timeout: LIMIT_STATEMENT_TIMEOUT_MS,
+      lock_timeout: LIMIT_STATEMENT_TIMEOUT_MS,
+      idle_in_transaction_session_timeout: LIMIT_STATEMENT_TIMEOUT_MS,
+      keepAlive: true,
       idleTimeoutMillis: 30_000,
       application_name: 'analytics-desk-server limits',
       // A counter is no ledger: a crash of PostgreSQL may forget the last fraction of a second of counts, and in

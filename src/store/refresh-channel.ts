@@ -12,6 +12,11 @@ const MAX_PAYLOAD_CHARS = 1000;
 /** Waits before connecting again after the connection broke: doubling from the first to the last. */
 export const RECONNECT_DELAYS_MS = { first: 500, last: 30_000 };
 
+/** How long connecting, LISTEN, an announcement or a liveness check may take before the connection counts as lost. */
+export const CHANNEL_DEADLINE_MS = 5000;
+/** How often a listening connection that heard nothing is asked whether it still answers (a frozen or partitioned database says nothing). */
+export const LIVENESS_INTERVAL_MS = 30_000;
+
 /** What the channel does with what it hears. */
 export interface RefreshListener {
   /** Another instance received a refresh of `scope`: carry it out here. */
@@ -25,7 +30,9 @@ export interface RefreshListener {
  * announce() tells every other instance (and itself, which ignores its own), and each listening instance carries a
  * refresh out on its own cache. When the connection breaks (the database restarts or goes away) it connects again,
  * waiting longer each time up to 30 s, and once it listens again it asks for a sync of everything, since
- * notifications sent meanwhile are lost.
+ * notifications sent meanwhile are lost. Every statement on the connection has a deadline (CHANNEL_DEADLINE_MS):
+ * one that passes it counts as a lost connection, and a listening connection is checked every
+ * LIVENESS_INTERVAL_MS, so that a database that stopped answering without closing the connection is noticed.
  */
 export class RefreshChannel {
   private client: pg.Client | null = null;
@@ -33,6 +40,7 @@ export class RefreshChannel {
   private missed = false;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
+  private liveness: NodeJS.Timeout | undefined;
   private delayMs = RECONNECT_DELAYS_MS.first;
 
   private constructor(
@@ -41,12 +49,13 @@ export class RefreshChannel {
     private readonly instance: string,
     private readonly listener: RefreshListener,
     private readonly log: Logger,
+    private readonly deadlineMs: number,
   ) {}
 
   /** Starts listening on the app database at `url` (connecting in the background; a failure is retried). */
-  static async open(url: string, instance: string, listener: RefreshListener, log: Logger): Promise<RefreshChannel> {
+  static async open(url: string, instance: string, listener: RefreshListener, log: Logger, deadlineMs: number = CHANNEL_DEADLINE_MS): Promise<RefreshChannel> {
     const { default: pgModule } = await import('pg');
-    const channel = new RefreshChannel(pgModule, url, instance, listener, log);
+    const channel = new RefreshChannel(pgModule, url, instance, listener, log, deadlineMs);
     void channel.connect();
     return channel;
   }
@@ -61,10 +70,12 @@ export class RefreshChannel {
     const client = this.client;
     if (client === null || !this.listening) return false;
     try {
-      await client.query('SELECT pg_notify($1, $2)', [REFRESH_CHANNEL, JSON.stringify({ from: this.instance, scope })]);
+      await this.bounded(client, 'SELECT pg_notify($1, $2)', [REFRESH_CHANNEL, JSON.stringify({ from: this.instance, scope })]);
       return true;
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'store refresh: the announcement to the other instances failed');
+      // no answer in time: the connection is of no use any more; a new one catches up with a sync of everything
+      this.lost(client, err as Error);
       return false;
     }
   }
@@ -72,6 +83,7 @@ export class RefreshChannel {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    clearInterval(this.liveness);
     const client = this.client;
     this.client = null;
     this.listening = false;
@@ -83,8 +95,9 @@ export class RefreshChannel {
     const client = new this.pgModule.Client({
       connectionString: this.url,
       application_name: 'analytics-desk-server store refresh',
-      connectionTimeoutMillis: 5000,
+      connectionTimeoutMillis: this.deadlineMs,
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     });
     client.on('notification', (message) => this.heard(message));
     client.on('error', (err) => this.lost(client, err));
@@ -92,7 +105,7 @@ export class RefreshChannel {
     this.client = client;
     try {
       await client.connect();
-      await client.query(`LISTEN ${REFRESH_CHANNEL}`);
+      await this.bounded(client, `LISTEN ${REFRESH_CHANNEL}`, []);
     } catch (err) {
       this.lost(client, err as Error);
       return;
@@ -100,6 +113,9 @@ export class RefreshChannel {
     if (this.client !== client || this.closed) return;
     this.listening = true;
     this.delayMs = RECONNECT_DELAYS_MS.first;
+    clearInterval(this.liveness);
+    this.liveness = setInterval(() => void this.checkLiveness(client), LIVENESS_INTERVAL_MS);
+    this.liveness.unref();
     this.log.info({ channel: REFRESH_CHANNEL }, 'store refresh: listening for the refreshes of the other instances');
     if (this.missed) {
       this.missed = false;
@@ -113,11 +129,39 @@ export class RefreshChannel {
     if (this.listening || !this.missed) this.log.warn({ err: err?.message ?? 'connection ended' }, 'store refresh: connection to the app database lost; connecting again');
     this.listening = false;
     this.missed = true;
+    clearInterval(this.liveness);
+    // end() waits for a database that may not answer: the socket is closed without it
     void client.end().catch(() => undefined);
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     if (this.closed) return;
     this.timer = setTimeout(() => void this.connect(), this.delayMs);
     this.timer.unref();
     this.delayMs = Math.min(this.delayMs * 2, RECONNECT_DELAYS_MS.last);
+  }
+
+  /** A trivial statement on the listening connection; no answer within the deadline counts as a lost connection. */
+  private async checkLiveness(client: pg.Client): Promise<void> {
+    if (this.client !== client) return;
+    try {
+      await this.bounded(client, 'SELECT 1', []);
+    } catch (err) {
+      this.lost(client, err as Error);
+    }
+  }
+
+  /** `client.query` that rejects when no answer came within the deadline (the query itself is left to the dropped connection). */
+  private async bounded(client: pg.Client, text: string, values: unknown[]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.deadlineMs} ms`)), this.deadlineMs);
+    });
+    const query = client.query(text, values);
+    query.catch(() => undefined);
+    try {
+      await Promise.race([query, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private heard(message: pg.Notification): void {

@@ -11,6 +11,8 @@ export interface TestPostgres {
   readonly port: number;
   /** `SHOW server_version`. */
   readonly version: string;
+  /** The postmaster's process id while it runs (fault tests signal it and its backends); null when stopped. */
+  readonly pid: number | null;
   /** `postgres://…/<database>` of a new, empty database (each caller gets its own). */
   createDatabase(prefix?: string): Promise<string>;
   /** Stops the server (fast shutdown: connections are closed); its data stays for `start`. No-op when stopped. */
@@ -170,6 +172,9 @@ export async function startPostgres(options: { durable?: boolean; unref?: boolea
   return {
     port,
     version,
+    get pid() {
+      return (server as ChildProcess | null)?.pid ?? null;
+    },
     async createDatabase(prefix = 'ads') {
       const name = `${prefix}_${process.pid}_${++databases}`;
       await admin((client) => client.query(`CREATE DATABASE "${name}"`));

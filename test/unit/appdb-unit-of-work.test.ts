@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { pino } from 'pino';
-import { openAppDatabase, type AppDatabase } from '../../src/appdb/app-database.js';
+import { AppDbMigrationError, openAppDatabase, type AppDatabase } from '../../src/appdb/app-database.js';
 import { MIGRATIONS } from '../../src/appdb/migrations/index.js';
 import { NotebookRow } from '../../src/appdb/notebook.entity.js';
 import { UnitOfWork } from '../../src/appdb/unit-of-work.js';
-import type { AppDbConfig } from '../../src/config.js';
+import { APP_DB_DEFAULT_SIZES, type AppDbConfig } from '../../src/config.js';
 import { Problem } from '../../src/common/problems.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
@@ -13,9 +13,9 @@ import { until } from '../helpers/until.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 const silent = pino({ level: 'silent' });
-const SIZES = { pool: 10, lockTimeoutMs: 5000 };
+const SIZES = APP_DB_DEFAULT_SIZES;
 /** The units of work of an app database, as createDeps builds them. */
-const unitsOf = (appDb: AppDatabase, config: AppDbConfig): UnitOfWork => new UnitOfWork(appDb, { lockTimeoutMs: config.lockTimeoutMs, onFailure: () => {} });
+const unitsOf = (appDb: AppDatabase, config: AppDbConfig): UnitOfWork => new UnitOfWork(appDb, { transactionTimeoutMs: config.transactionTimeoutMs, onFailure: () => {} });
 
 /**
  * The app database of each dialect, new and empty for every test. `lockWaiters`: how many writes of the database
@@ -214,7 +214,7 @@ describe('app database on PostgreSQL: start, migrations, outage', function () {
           ),
         { deadline: 10_000, every: 100, what: 'the database to answer a ping' },
       );
-      expect(await new UnitOfWork(appDb, { lockTimeoutMs: 5000, onFailure: () => {} }).read((m) => m.countBy(NotebookRow, {}))).to.equal(0);
+      expect(await unitsOf(appDb, { kind: 'postgres', url, ...SIZES }).read((m) => m.countBy(NotebookRow, {}))).to.equal(0);
     } finally {
       await postgres.start().catch(() => undefined);
       await appDb?.close();
@@ -232,5 +232,123 @@ describe('app database on PostgreSQL: start, migrations, outage', function () {
     } finally {
       await appDb.close();
     }
+  });
+
+  it('refuses a write whose COMMIT reaches the database after the commit deadline the unit set: nothing is saved', async () => {
+    const url = await (await sharedPostgres()).createDatabase('deadline');
+    const config: AppDbConfig = { kind: 'postgres', url, ...SIZES };
+    const appDb = await openAppDatabase(config, silent);
+    try {
+      const units = unitsOf(appDb, config);
+      const late = await units
+        .write('late', async (m) => {
+          await m.insert(NotebookRow, { tenantId: 'ost.late', createdAt: '0', updatedAt: '0' });
+          // as a COMMIT read only after a frozen database resumed: the deadline is in the past
+          await m.query("SELECT set_config('ads.commit_by', '0', true)");
+        })
+        .then(
+          () => null,
+          (err: unknown) => err,
+        );
+      expect(late).to.be.instanceOf(Problem);
+      expect((late as Problem).status).to.equal(503);
+      expect((late as Problem).detail).to.match(/does not answer/);
+      expect(await units.read((m) => m.countBy(NotebookRow, { tenantId: 'ost.late' }))).to.equal(0);
+      // a write within its deadline commits
+      await units.write('late', (m) => m.insert(NotebookRow, { tenantId: 'ost.late', createdAt: '0', updatedAt: '0' }));
+      expect(await units.read((m) => m.countBy(NotebookRow, { tenantId: 'ost.late' }))).to.equal(1);
+    } finally {
+      await appDb.close();
+    }
+  });
+
+  it('a COMMIT sent to a frozen backend: 503 "may have been saved" within the limit, and the database refuses it when it resumes', async () => {
+    const url = await (await sharedPostgres()).createDatabase('frozencommit');
+    const config: AppDbConfig = { kind: 'postgres', url, ...SIZES, transactionTimeoutMs: 1500 };
+    const appDb = await openAppDatabase(config, silent);
+    let frozen: number | null = null;
+    try {
+      const units = unitsOf(appDb, config);
+      const started = performance.now();
+      const answer = await units
+        .write('frozen', async (m) => {
+          await m.insert(NotebookRow, { tenantId: 'ost.frozen', createdAt: '0', updatedAt: '0' });
+          const [{ pid }] = (await m.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
+          // the backend stops before the unit sends its COMMIT: the COMMIT waits in its socket
+          frozen = pid;
+          process.kill(pid, 'SIGSTOP');
+        })
+        .then(
+          () => null,
+          (err: unknown) => err,
+        );
+      expect(performance.now() - started).to.be.below(1500 + 1000);
+      expect(answer).to.be.instanceOf(Problem);
+      expect((answer as Problem).status).to.equal(503);
+      expect((answer as Problem).detail).to.match(/may have been saved/);
+      process.kill(frozen!, 'SIGCONT');
+      const stopped = frozen!;
+      frozen = null;
+      // the backend reads the COMMIT, the commit deadline refuses it, then it reads the end of its connection
+      await until(async () => ((await appDb.dataSource.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [stopped])) as { n: number }[])[0]!.n === 0, {
+        what: 'the resumed backend to end',
+      });
+      expect(await units.read((m) => m.countBy(NotebookRow, { tenantId: 'ost.frozen' }))).to.equal(0);
+    } finally {
+      if (frozen !== null) process.kill(frozen, 'SIGCONT');
+      await appDb.close();
+    }
+  });
+
+  it('answers a unit within APP_DB_TRANSACTION_TIMEOUT_MS while a statement never ends, and rolls it back', async () => {
+    const url = await (await sharedPostgres()).createDatabase('bounded');
+    const config: AppDbConfig = { kind: 'postgres', url, ...SIZES, transactionTimeoutMs: 600 };
+    const appDb = await openAppDatabase(config, silent);
+    try {
+      const units = unitsOf(appDb, config);
+      const started = performance.now();
+      const slow = await units
+        .write('slow', async (m) => {
+          await m.insert(NotebookRow, { tenantId: 'ost.slow', createdAt: '0', updatedAt: '0' });
+          await m.query('SELECT pg_sleep(3)');
+        })
+        .then(
+          () => null,
+          (err: unknown) => err,
+        );
+      const tookMs = performance.now() - started;
+      expect(slow).to.be.instanceOf(Problem);
+      expect((slow as Problem).status).to.equal(503);
+      expect((slow as Problem).facts.retryAfterSeconds).to.equal(5);
+      expect(tookMs).to.be.below(2000);
+      // the dropped connection's transaction is rolled back: the row never appears
+      const row = await until(
+        async () => {
+          const [activity] = (await appDb.dataSource.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT pg_sleep%' AND state = 'active'")) as { n: number }[];
+          return activity!.n === 0;
+        },
+        { what: 'the abandoned statement to end' },
+      );
+      expect(row).to.equal(true);
+      expect(await units.read((m) => m.countBy(NotebookRow, { tenantId: 'ost.slow' }))).to.equal(0);
+    } finally {
+      await appDb.close();
+    }
+  });
+
+  it('reports a failing migration as such at start (AppDbMigrationError), not as a database to try again', async () => {
+    const url = await (await sharedPostgres()).createDatabase('badmigration');
+    // a table of the same name without the columns a migration indexes
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query('CREATE TABLE notes (x integer)');
+    await client.end();
+    const opened = await openAppDatabase({ kind: 'postgres', url, ...SIZES }, silent).then(
+      (db) => db,
+      (err: unknown) => err,
+    );
+    expect(opened).to.be.instanceOf(AppDbMigrationError);
+    expect((opened as Error).message).to.match(/^app database migration failed: .*tenant_id/);
   });
 });

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { APP_DB_DEFAULT_SIZES, ConfigError, loadConfig } from '../../src/config.js';
 
 describe('loadConfig', () => {
   it('applies the defaults of docs/configuration.md and switches the demo on', () => {
     const config = loadConfig({}, '/srv/app', 2, null);
     expect(config).to.deep.include({ port: 8080, host: '127.0.0.1', klsMode: 'local', demo: true, storeConcurrency: 4, responseValidation: true });
     expect(config.klsDir).to.equal(path.join('/srv/app/data', 'kls'));
-    expect(config.appDb).to.deep.equal({ kind: 'sqlite', path: '/srv/app/data/app.sqlite', pool: 10, lockTimeoutMs: 5000 });
+    expect(config.appDb).to.deep.equal({ kind: 'sqlite', path: '/srv/app/data/app.sqlite', ...APP_DB_DEFAULT_SIZES });
     expect(config.githubApiUrl).to.equal('https://api.github.com');
     expect(config.searchMemoryBytes).to.equal(256 * 1024 * 1024);
     expect(config.tenantHandlesMax).to.equal(32);
@@ -109,7 +109,7 @@ describe('loadConfig', () => {
 
   it('reads a PostgreSQL APP_DB_URL as given, with pool and lock timeout, and never shows its password in an error', () => {
     const url = 'postgresql://desk:s3cret@db.example:5432/desk?sslmode=verify-full';
-    expect(loadConfig({ APP_DB_URL: url, APP_DB_POOL: '25' }).appDb).to.deep.equal({ kind: 'postgres', url, pool: 25, lockTimeoutMs: 5000 });
+    expect(loadConfig({ APP_DB_URL: url, APP_DB_POOL: '25' }).appDb).to.deep.equal({ kind: 'postgres', url, ...APP_DB_DEFAULT_SIZES, pool: 25 });
     for (const bad of ['postgres://desk:s3cret@db.example:5432/', 'postgres://desk:s3cret@db.example/desk?sslmode=sometimes', 'postgres://desk:s3cret@:5432/desk']) {
       let message = '';
       try {
