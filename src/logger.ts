@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { maskedText } from './common/secrets.js';
 import { traceLogFields } from './tracing.js';
 
 /** The structured logger used everywhere (pino; JSON lines on stdout). */
@@ -63,18 +64,42 @@ class TurnLines {
   }
 }
 
+/** Fields (at the top of a line or one level down) whose values are secrets: written as `***` whatever they hold. */
+const SECRET_FIELDS = ['password', 'secretKey', 'accessKey', 'token', 'apiKey', 'authorization'];
+
+/**
+ * An `err` field as pino writes it (message, stack, type and the error's own fields), with every URL in its message
+ * and stack masked (src/common/secrets.ts): a driver's or SDK's error may repeat a URL with its password or a
+ * signed query.
+ */
+function maskedError(err: unknown): unknown {
+  if (typeof err === 'string') return maskedText(err);
+  const serialized = pino.stdSerializers.err(err as Error) as unknown;
+  if (serialized === null || typeof serialized !== 'object') return serialized;
+  const fields = serialized as Record<string, unknown>;
+  for (const key of ['message', 'stack']) if (typeof fields[key] === 'string') fields[key] = maskedText(fields[key]);
+  return fields;
+}
+
 /**
  * Creates the root logger at `level`; `silent` for tests that do not want output. JSON lines on stdout, gathered
  * per turn of the event loop and written when it ends (`TurnLines`), so that the lines of a process killed with
  * SIGKILL are lost at most for its last turn. With `traceIds` (tracing configured), a line written inside a trace
  * carries its `trace_id` and `span_id`; without, lines cost nothing more. Lines are stamped from `now` (ms since
- * the epoch), `Date.now` unless a test sets the time.
+ * the epoch), `Date.now` unless a test sets the time. Secrets are masked before a line is written: fields named as
+ * secrets (SECRET_FIELDS) and URLs in `err` (maskedError).
  */
 export function createLogger(
   level: pino.LevelWithSilent,
   { traceIds = false, now = Date.now }: { traceIds?: boolean; now?: () => number } = {},
 ): Logger {
-  const options: pino.LoggerOptions = { level, base: { service: 'analytics-desk-server' }, timestamp: isoTime(now) };
+  const options: pino.LoggerOptions = {
+    level,
+    base: { service: 'analytics-desk-server' },
+    timestamp: isoTime(now),
+    serializers: { err: maskedError },
+    redact: { paths: SECRET_FIELDS.flatMap((field) => [field, `*.${field}`]), censor: '***' },
+  };
   if (traceIds) options.mixin = traceLogFields;
   return level === 'silent' ? pino(options) : pino(options, new TurnLines(1));
 }

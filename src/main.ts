@@ -2,6 +2,7 @@
 import './node-version.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { maskedText } from './common/secrets.js';
 import { ConfigError, loadConfig } from './config.js';
 import { generateDemo } from './demo/generate.js';
 import { createLogger } from './logger.js';
@@ -68,6 +69,6 @@ main().catch((err: unknown) => {
     process.stderr.write(`${err.message}\n`);
     process.exit(2);
   }
-  process.stderr.write(`failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`failed to start: ${maskedText(err instanceof Error ? err.message : String(err))}\n`);
   process.exit(1);
 });

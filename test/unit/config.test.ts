@@ -123,6 +123,43 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ APP_DB_POOL: '0' })).to.throw(ConfigError, /APP_DB_POOL/);
   });
 
+  it('never shows a secret of a URL setting in the error line: query passwords, unparsable URLs, passwords with reserved characters', () => {
+    const messageOf = (env: Record<string, string>): string => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return '';
+    };
+    const unparsable = messageOf({ APP_DB_URL: 'postgres://u@h:99999/x?password=s3cret' });
+    expect(unparsable).to.equal('invalid configuration: APP_DB_URL must be sqlite:<path> or postgres://user:password@host:port/database (got "postgres:***"; percent-encode reserved characters in the user name and password (/ as %2F))');
+    // a password with an unencoded `/` is refused, not echoed, with the way to write it
+    const slash = messageOf({ APP_DB_URL: 'postgres://desk:ab/s3cret@db.example/desk' });
+    expect(slash).to.match(/APP_DB_URL .*\(got "postgres:\*\*\*"; percent-encode reserved characters .*%2F\)\)$/);
+    expect(messageOf({ APP_DB_URL: 'postgres://desk:123/s3cret@db.example/desk' })).to.match(/got "postgres:\*\*\*"/);
+    // encoded, it is read
+    expect(loadConfig({ APP_DB_URL: 'postgres://desk:ab%2Fs3cret@db.example/desk' }).appDb.kind).to.equal('postgres');
+    const query = messageOf({ APP_DB_URL: 'postgres://u@db.example/desk?password=s3cret&sslmode=sometimes' });
+    expect(query).to.match(/APP_DB_URL sslmode must be one of/);
+    const others = messageOf({
+      KLS_MODE: 'store',
+      S3_BUCKET: 'kls',
+      S3_ENDPOINT: 'ftp://key:s3cret@minio.example',
+      GITHUB_API_URL: 'https://api.example/?token=s3cret&x=',
+      ANTHROPIC_BASE_URL: 'http://u:s3cret@[::1',
+      CORS_ORIGINS: 'https://u:s3cret@ui.example/desk',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://u:s3cret@collector.example',
+      AUTH_MODE: 'oidc',
+      OIDC_ISSUER: 'https://idp.example/?client_secret=s3cret',
+      OIDC_AUDIENCE: 'desk',
+    });
+    for (const name of ['S3_ENDPOINT', 'ANTHROPIC_BASE_URL', 'CORS_ORIGINS', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OIDC_ISSUER']) expect(others).to.include(name);
+    for (const message of [unparsable, slash, query, others]) expect(message).not.to.include('s3cret');
+    expect(others).to.include('(got "ftp://key:***@minio.example/")');
+    expect(others).to.include('(got "https://idp.example/?client_secret=***")');
+  });
+
   it('starts a desk without sign-in beyond loopback only with ALLOWED_HOSTS, saying why in one line', () => {
     for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', '::1', '[::1]']) expect(loadConfig({ HOST: host }).allowedHosts, host).to.equal(null);
     for (const host of ['0.0.0.0', '::', '192.168.1.20', 'desk.example.org']) {

@@ -51,6 +51,15 @@ const turn = () => {
 turn();
 `;
 
+/** A process that logs secrets: fields named as secrets, and errors whose messages carry URLs with passwords. */
+const SECRETS = `
+import { createLogger } from ${JSON.stringify(path.join(root, 'src/logger.ts'))};
+const log = createLogger('info');
+log.info({ password: 's3cret', store: { secretKey: 's3cret', bucket: 'kls' } }, 'fields');
+log.error({ err: new Error('connect to postgres://desk:s3cret@db.example/desk?token=s3cret failed') }, 'an error');
+log.error({ err: 'no answer from postgres://desk@db.example:99999/desk?password=s3cret' }, 'a message');
+`;
+
 describe('the logger', () => {
   it('writes every line of a burst intact and in order, the lines of a turn before the next turn, the last ones as the process exits', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', BURST], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -74,5 +83,17 @@ describe('the logger', () => {
     // the time is formatted once per millisecond, never kept longer
     expect(lines.map((line) => line.time)).to.deep.equal(['2026-11-23T16:00:00.000Z', '2026-11-23T16:00:00.000Z', '2026-11-23T16:00:00.001Z']);
     for (const line of lines) expect(line.service).to.equal('analytics-desk-server');
+  });
+
+  it('masks secrets before a line is written: fields named as secrets, URLs in the message and stack of an error', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SECRETS], { cwd: root, encoding: 'utf8' });
+    expect(run.status, run.stderr).to.equal(0);
+    expect(run.stdout).not.to.include('s3cret');
+    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+    expect(lines[0]).to.include({ password: '***' });
+    expect(lines[0]!['store']).to.deep.equal({ secretKey: '***', bucket: 'kls' });
+    expect(lines[1]!['err'].message).to.equal('connect to postgres://desk:***@db.example/desk?token=*** failed');
+    expect(lines[1]!['err'].stack).to.match(/^Error: connect to postgres:\/\/desk:\*\*\*@db\.example\/desk\?token=\*\*\* failed\n/);
+    expect(lines[2]!['err']).to.equal('no answer from postgres:***');
   });
 });

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { maskedText } from '../../common/secrets.js';
 import { copyAppDatabase } from './copy.js';
 import { appDbEndpoint } from './endpoints.js';
 import { CopyFailure, CopyInterrupted, CopyRefusal, oneLine } from './failures.js';
@@ -62,6 +63,6 @@ export async function runAppDbCommand(argv: readonly string[], io: CommandIo): P
   } catch (err) {
     if (err instanceof CopyRefusal || err instanceof CopyFailure || err instanceof CopyInterrupted) return fail(err.message, err.exitCode);
     // not a refusal the copy names itself: no detail beyond the error's first line, which carries no URL
-    return fail(`unexpected failure, nothing committed: ${oneLine(err)}`, 1);
+    return fail(`unexpected failure, nothing committed: ${maskedText(oneLine(err))}`, 1);
   }
 }

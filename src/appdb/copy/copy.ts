@@ -1,3 +1,4 @@
+import { maskedText } from '../../common/secrets.js';
 import { createLogger } from '../../logger.js';
 import { initializeAppDatabase } from '../app-database.js';
 import type { CopyConnection } from './connection.js';
@@ -122,9 +123,7 @@ async function copyInto(target: CopyConnection, request: CopyRequest, source: Op
     await target.rollback();
     if (err instanceof CopyFailure) throw new CopyFailure(`${err.message}; rolled back, the target is as it was`);
     if (err instanceof CopyRefusal || err instanceof CopyInterrupted) throw err;
-    let line = oneLine(err);
-    for (const secret of [...request.from.secrets, ...to.secrets]) if (secret !== '') line = line.split(secret).join('***');
-    throw new CopyFailure(`the copy failed and was rolled back, the target is as it was: ${line}`);
+    throw new CopyFailure(`the copy failed and was rolled back, the target is as it was: ${maskedText(oneLine(err), [...request.from.secrets, ...to.secrets])}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, maskedAppDbUrl, parseAppDbUrl, type AppDbConfig } from '../../config.js';
+import { maskedText, maskedUrl, urlSecrets } from '../../common/secrets.js';
+import { ConfigError, parseAppDbUrl, type AppDbConfig } from '../../config.js';
 import type { CopyConnection } from './connection.js';
 import { CopyRefusal, oneLine } from './failures.js';
 import { openPostgresCopyConnection } from './postgres-connection.js';
@@ -12,7 +13,7 @@ export interface AppDbEndpoint {
   readonly config: AppDbConfig;
   /** As the command prints it: `sqlite:<absolute path>`, or the URL with its password masked. */
   readonly shown: string;
-  /** The URL's password (as written and decoded), masked in every message the command prints. */
+  /** The URL's password and credential parameters (as written, encoded and decoded), masked in every message the command prints. */
   readonly secrets: readonly string[];
 }
 
@@ -26,17 +27,7 @@ export function appDbEndpoint(role: 'source' | 'target', option: string, raw: st
     throw err;
   }
   if (config.kind === 'sqlite') return { role, config, shown: `sqlite:${config.path}`, secrets: [] };
-  const password = new URL(config.url).password;
-  const secrets = password === '' ? [] : [password, safeDecode(password)];
-  return { role, config, shown: maskedAppDbUrl(config.url), secrets };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
+  return { role, config, shown: maskedUrl(config.url), secrets: urlSecrets(config.url) };
 }
 
 /** True when both ends name the same database (the same SQLite file, or the same PostgreSQL host, port and database). */
@@ -57,11 +48,9 @@ function realPath(file: string): string {
   }
 }
 
-/** The endpoint's error as one line naming it, with its password masked. */
+/** The endpoint's error as one line naming it, with its secrets and any URL in it masked. */
 export function endpointProblem(endpoint: AppDbEndpoint, what: string, err: unknown): string {
-  let line = oneLine(err);
-  for (const secret of endpoint.secrets) if (secret !== '') line = line.split(secret).join('***');
-  return `${what} the ${endpoint.role} ${endpoint.shown}: ${line}`;
+  return `${what} the ${endpoint.role} ${endpoint.shown}: ${maskedText(oneLine(err), endpoint.secrets)}`;
 }
 
 /**
