@@ -2,7 +2,13 @@
 // `ads-appdb copy --from <url> --to <url> [--replace] [--dry-run]`: copies the app database from one URL to another
 // (SQLite to PostgreSQL and back); docs/deployment.md walks a move. Exit codes: see runAppDbCommand.
 import '../node-version.js';
+import { maskedText } from '../common/secrets.js';
 import { runAppDbCommand } from './copy/command.js';
+
+// Node prints a warning over several lines (node-postgres' on sslmode=require is nine); the command's lines are
+// one each, so its warnings are its first line, masked as every other line
+process.removeAllListeners('warning');
+process.on('warning', (warning) => process.stderr.write(`ads-appdb: warning: ${maskedText(warning.message.split('\n')[0]!.trim())}\n`));
 
 const interrupt = new AbortController();
 // the first SIGINT rolls the copy back at its next batch; a second one ends the process at once (the transaction

@@ -22,6 +22,17 @@ function expectOneLine(run: CommandRun, code: number, line: RegExp): void {
   for (const secret of ['ads-test', 'secret-pw', 'wrong-pw']) expect(run.stdout + run.stderr).not.to.include(secret);
 }
 
+/** The tables of a PostgreSQL database's public schema. */
+async function postgresTables(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)).rows.map((r: { table_name: string }) => r.table_name);
+  } finally {
+    await client.end();
+  }
+}
+
 describe('ads-appdb copy: refusals', function () {
   this.timeout(60_000);
   const folder = tempDir('ads-appdb-refusals-');
@@ -101,7 +112,8 @@ describe('ads-appdb copy: refusals', function () {
       1,
       /^ads-appdb: saved_views view_id=6f1c2b9e-8d4a-4e2f-9b1c-3a5d7e9f1b2c: a text holds the character U\+0000, which PostgreSQL cannot store; rolled back, the target is as it was$/,
     );
-    expect(await postgresContent(target)).to.match(/\n\[\]\n\[\]\n\[\]\n\[\]$/);
+    // the migrations were part of the rolled-back transaction: the new database holds no table
+    expect(await postgresTables(target)).to.deep.equal([]);
   });
 
   it('refuses a target another writer holds locked, once its lock wait is over (nothing written)', async () => {

@@ -32,13 +32,21 @@ export async function runAppDbCommand(argv: readonly string[], io: CommandIo): P
     parsed = parseArgs({
       args: [...argv],
       allowPositionals: true,
+      tokens: true,
       options: { from: { type: 'string' }, to: { type: 'string' }, replace: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean' } },
     });
   } catch (err) {
     // parseArgs names the option only, never a value (so no password); its advice on positionals is no help here
     return fail(`${oneLine(err).split('. ')[0]}; ${USAGE}`, 2);
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parsed;
+  // parseArgs keeps the last of a repeated option; a second --from or --to is more likely a slip than a choice
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) return fail(`--${token.name} given more than once; ${USAGE}`, 2);
+    seen.add(token.name);
+  }
   if (values.help === true) {
     io.stdout.write(`${USAGE}\n`);
     return 0;

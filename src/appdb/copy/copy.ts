@@ -1,8 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { maskedText } from '../../common/secrets.js';
-import { createLogger } from '../../logger.js';
-import { initializeAppDatabase } from '../app-database.js';
 import type { CopyConnection } from './connection.js';
-import { connectTo, endpointProblem, sameDatabase, type AppDbEndpoint } from './endpoints.js';
+import { endpointProblem, type AppDbEndpoint } from './endpoints.js';
 import { CopyFailure, CopyInterrupted, CopyRefusal, oneLine } from './failures.js';
 import { dataRows, describeData, holdsData, inspectTarget, openSource, type OpenSource } from './inspection.js';
 import { NO_PROGRESS, type CopyProgress } from './progress.js';
@@ -10,6 +10,7 @@ import { outcomeLines, planLines, type TableOutcome } from './report.js';
 import { TableDigest, type TableShape } from './rows.js';
 import { shapeDifference, tableCounts, tableShapes } from './schema.js';
 import { COPIED_TABLES } from './tables.js';
+import { openTargetWriter, type TargetWriter } from './target-writer.js';
 
 /** What to copy where. */
 export interface CopyRequest {
@@ -51,57 +52,100 @@ export interface CopyOutcome {
 
 /**
  * Copies every row of every table the server owns from one app database into another (docs/deployment.md). The
- * source is read in one snapshot; the target's schema is made by the server's own migrations, and its rows are
- * replaced, written and verified (counts and checksums against the source's) in one transaction, committed only
- * when they agree. Ends with CopyRefusal (nothing written), CopyFailure or CopyInterrupted (rolled back).
+ * source is read in one snapshot; the target's schema is made or brought up to date by the server's own migrations,
+ * and its rows are replaced, written and verified (counts and checksums against the source's), all in one
+ * transaction, committed only when they agree. Ends with CopyRefusal (nothing written), CopyFailure or
+ * CopyInterrupted (rolled back: the target is as it was, a SQLite file the copy made is removed).
  */
 export async function copyAppDatabase(request: CopyRequest, io: CopyIo, settings: CopySettings = DEFAULT_SETTINGS): Promise<CopyOutcome> {
   const { from, to } = request;
-  if (sameDatabase(from, to)) throw new CopyRefusal(`--from and --to name the same database (${from.shown})`);
+  if (to.config.kind === 'sqlite') targetFolderProblem(to, to.config.path);
   const source = await openSource(from);
   try {
     const target = await inspectTarget(to);
+    if (target.identity === source.identity) throw new CopyRefusal(`--from and --to name the same database (${from.shown}, ${to.shown})`);
     if (request.dryRun) for (const line of planLines(from.shown, to.shown, source.counts, target, request.replace)) io.out(line);
     if (dataRows(target.counts) > 0 && !request.replace) throw holdsData(to, target.counts);
     if (request.dryRun) return { dryRun: true, tables: [], rows: 0, ms: 0 };
     abortWhenAsked(io.signal);
-    await migrateTarget(to);
-    const connection = await connectTo(to, { readonly: false });
+    const made = to.config.kind === 'sqlite' && !target.exists ? to.config.path : null;
+    let writer: TargetWriter;
     try {
-      return await copyInto(connection, request, source, io, settings);
+      writer = await openTargetWriter(to);
+    } catch (err) {
+      removeMadeFile(made);
+      throw new CopyRefusal(endpointProblem(to, 'cannot open', err));
+    }
+    let committed = false;
+    try {
+      const outcome = await copyInto(writer, request, source, io, settings);
+      committed = true;
+      return outcome;
     } finally {
-      await connection.close();
+      await writer.close();
+      if (!committed) removeMadeFile(made);
     }
   } finally {
     await source.close();
   }
 }
 
-/** The target made, or brought up to date, by the server's own migrations, as a server's start does. */
-async function migrateTarget(to: AppDbEndpoint): Promise<void> {
+/** A CopyRefusal when the SQLite target's folder is missing: it is not made, a mistyped path would go unseen. */
+function targetFolderProblem(to: AppDbEndpoint, file: string): void {
+  const folder = path.dirname(file);
+  let isFolder = false;
   try {
-    const dataSource = await initializeAppDatabase(to.config, createLogger('silent'));
-    await dataSource.destroy();
+    isFolder = fs.statSync(folder).isDirectory();
+  } catch {
+    isFolder = false;
+  }
+  if (!isFolder) throw new CopyRefusal(`the target ${to.shown}: its folder ${folder} does not exist (it is not made: make it first)`);
+}
+
+/** Removes the SQLite file (and its journals) the copy made for a new target that it did not commit. */
+function removeMadeFile(file: string | null): void {
+  if (file === null) return;
+  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(`${file}${suffix}`, { force: true });
+}
+
+/** SQLSTATE and SQLite codes of a target that refuses writes: read-only (a standby, a read-only file or role) or without the privilege. */
+const READ_ONLY_CODES = new Set(['25006', '42501', 'SQLITE_READONLY', 'SQLITE_READONLY_DBMOVED', 'SQLITE_READONLY_DIRECTORY', 'SQLITE_READONLY_RECOVERY', 'SQLITE_READONLY_ROLLBACK', 'SQLITE_CANTOPEN', 'SQLITE_PERM']);
+/** Codes of a lock wait that ran out: PostgreSQL lock_not_available, SQLite busy. */
+const LOCK_CODES = new Set(['55P03', 'SQLITE_BUSY']);
+
+/** The driver's error code (TypeORM's QueryFailedError carries it, or its driverError does). */
+function errorCode(err: unknown): string {
+  const { code, driverError } = (err ?? {}) as { code?: unknown; driverError?: { code?: unknown } };
+  return String(code ?? driverError?.code ?? '');
+}
+
+/**
+ * Begins the target's transaction, runs the migrations it lacks and locks its tables: a CopyRefusal when it waited
+ * past `lockWaitMs` or refuses writes, a CopyFailure when a migration failed (all of it rolled back).
+ */
+async function beginTarget(writer: TargetWriter, to: AppDbEndpoint, settings: CopySettings): Promise<void> {
+  const target = writer.connection;
+  try {
+    await target.beginWrite(settings.lockWaitMs);
+    await writer.migrate();
+    await target.lockTables(COPIED_TABLES.map((t) => t.name));
   } catch (err) {
-    throw new CopyFailure(endpointProblem(to, 'the migrations failed on', err));
+    await target.rollback();
+    const code = errorCode(err);
+    if (LOCK_CODES.has(code)) throw new CopyRefusal(`${endpointProblem(to, 'cannot lock', err)} (no write lock within ${settings.lockWaitMs / 1000} s: stop the servers on it first)`);
+    if (READ_ONLY_CODES.has(code)) throw new CopyRefusal(`${endpointProblem(to, 'cannot write', err)} (nothing written: a writable database and a role that may create tables are needed)`);
+    throw new CopyFailure(`${endpointProblem(to, 'the migrations failed on', err)}; rolled back, the target is as it was`);
   }
 }
 
-async function copyInto(target: CopyConnection, request: CopyRequest, source: OpenSource, io: CopyIo, settings: CopySettings): Promise<CopyOutcome> {
+async function copyInto(writer: TargetWriter, request: CopyRequest, source: OpenSource, io: CopyIo, settings: CopySettings): Promise<CopyOutcome> {
   const { to } = request;
-  const difference = shapeDifference(source.shapes, await tableShapes(target, `the target ${to.shown}`));
-  if (difference !== null) throw difference;
-  try {
-    await target.beginWrite(
-      COPIED_TABLES.map((t) => t.name),
-      settings.lockWaitMs,
-    );
-  } catch (err) {
-    await target.rollback();
-    throw new CopyRefusal(`${endpointProblem(to, 'cannot lock', err)} (no write lock within ${settings.lockWaitMs / 1000} s: stop the servers on it first)`);
-  }
+  const target = writer.connection;
+  await beginTarget(writer, to, settings);
   const started = performance.now();
   try {
+    const difference = shapeDifference(source.shapes, await tableShapes(target, `the target ${to.shown}`));
+    if (difference !== null) throw difference;
     const before = await tableCounts(target, COPIED_TABLES.map((t) => t.name));
     if (dataRows(before) > 0) {
       if (!request.replace) throw holdsData(to, before);

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { maskedText, maskedUrl, urlSecrets } from '../../common/secrets.js';
 import { ConfigError, parseAppDbUrl, type AppDbConfig } from '../../config.js';
 import type { CopyConnection } from './connection.js';
@@ -30,32 +29,14 @@ export function appDbEndpoint(role: 'source' | 'target', option: string, raw: st
   return { role, config, shown: maskedUrl(config.url), secrets: urlSecrets(config.url) };
 }
 
-/** True when both ends name the same database (the same SQLite file, or the same PostgreSQL host, port and database). */
-export function sameDatabase(a: AppDbEndpoint, b: AppDbEndpoint): boolean {
-  if (a.config.kind === 'sqlite' && b.config.kind === 'sqlite') return realPath(a.config.path) === realPath(b.config.path);
-  if (a.config.kind === 'postgres' && b.config.kind === 'postgres') {
-    const where = (url: URL): string => `${url.hostname.toLowerCase()}:${url.port === '' ? '5432' : url.port}${decodeURIComponent(url.pathname)}`;
-    return where(new URL(a.config.url)) === where(new URL(b.config.url));
-  }
-  return false;
-}
-
-function realPath(file: string): string {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return path.resolve(file);
-  }
-}
-
 /** The endpoint's error as one line naming it, with its secrets and any URL in it masked. */
 export function endpointProblem(endpoint: AppDbEndpoint, what: string, err: unknown): string {
   return `${what} the ${endpoint.role} ${endpoint.shown}: ${maskedText(oneLine(err), endpoint.secrets)}`;
 }
 
 /**
- * The copy's connection to an endpoint: a source read-only, a target read-write (a SQLite target must exist: the
- * migrations make it first). A CopyRefusal when the database cannot be reached or opened.
+ * A connection to look at an endpoint (a SQLite file that exists; read-only for a source, and for a target before
+ * the copy writes it: target-writer.ts opens that). A CopyRefusal when the database cannot be reached or opened.
  */
 export async function connectTo(endpoint: AppDbEndpoint, options: { readonly: boolean }): Promise<CopyConnection> {
   const { config } = endpoint;
