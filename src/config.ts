@@ -456,7 +456,7 @@ function authConfig(
       parsed = null;
     }
     const secure = parsed !== null && (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)));
-    if (parsed === null || !secure || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '') {
+    if (parsed === null || !secure || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '') {
       problems.push(`OIDC_ISSUER must be an https URL without query or fragment (http only on a loopback host) (got "${maskedUrl(issuer)}")`);
     }
   }

@@ -158,6 +158,10 @@ describe('loadConfig', () => {
     for (const message of [unparsable, slash, query, others]) expect(message).not.to.include('s3cret');
     expect(others).to.include('(got "ftp://key:***@minio.example/")');
     expect(others).to.include('(got "https://idp.example/?client_secret=***")');
+    // an issuer with a password and no user name is refused too (it would be logged at start)
+    const issuer = messageOf({ AUTH_MODE: 'oidc', OIDC_ISSUER: 'https://:s3cret@idp.example', OIDC_AUDIENCE: 'desk' });
+    expect(issuer).to.include('OIDC_ISSUER must be an https URL without query or fragment');
+    expect(issuer).not.to.include('s3cret');
   });
 
   it('starts a desk without sign-in beyond loopback only with ALLOWED_HOSTS, saying why in one line', () => {
