@@ -70,6 +70,10 @@ describe('ads-appdb copy: secrets, identity, refusals of its own', function () {
     expect(works.code, works.stderr).to.equal(0);
     expect(works.stdout).to.include('postgres://slash:***@127.0.0.1');
     expectNoSecret(works);
+    // the writing connection (TypeORM's, as the server's) reads the encoded password alike
+    const copied = await appdbCommand('copy', '--from', source, '--to', encoded);
+    expect(copied.code, copied.stderr).to.equal(0);
+    expectNoSecret(copied);
     const unencoded = `postgres://slash:pa/ss?w#rd@127.0.0.1:${postgres.port}/${database}`;
     expectRefusal(
       await appdbCommand('copy', '--from', source, '--to', unencoded, '--dry-run'),
