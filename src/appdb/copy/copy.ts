@@ -59,7 +59,7 @@ export interface CopyOutcome {
  */
 export async function copyAppDatabase(request: CopyRequest, io: CopyIo, settings: CopySettings = DEFAULT_SETTINGS): Promise<CopyOutcome> {
   const { from, to } = request;
-  if (to.config.kind === 'sqlite') targetFolderProblem(to, to.config.path);
+  if (to.config.kind === 'sqlite') refuseMissingFolder(to, to.config.path);
   const source = await openSource(from);
   try {
     const target = await inspectTarget(to);
@@ -91,7 +91,7 @@ export async function copyAppDatabase(request: CopyRequest, io: CopyIo, settings
 }
 
 /** A CopyRefusal when the SQLite target's folder is missing: it is not made, a mistyped path would go unseen. */
-function targetFolderProblem(to: AppDbEndpoint, file: string): void {
+function refuseMissingFolder(to: AppDbEndpoint, file: string): void {
   const folder = path.dirname(file);
   let isFolder = false;
   try {

@@ -10,7 +10,7 @@ import { openSqliteCopyConnection } from './sqlite-connection.js';
 export interface AppDbEndpoint {
   readonly role: 'source' | 'target';
   readonly config: AppDbConfig;
-  /** As the command prints it: `sqlite:<absolute path>`, or the URL with its password masked. */
+  /** As the command prints it: `sqlite:<absolute path>`, or the URL with its secrets masked (maskedUrl). */
   readonly shown: string;
   /** The URL's password and credential parameters (as written, encoded and decoded), masked in every message the command prints. */
   readonly secrets: readonly string[];
