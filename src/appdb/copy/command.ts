@@ -19,8 +19,9 @@ export interface CommandIo {
 
 /**
  * Runs `ads-appdb <argv>` and resolves with its exit code: 0 copied (or a dry run that would copy), 1 failed and
- * rolled back, 2 refused before writing (usage, URL, unreachable, not an app database, schema, target holds data),
- * 130 interrupted and rolled back. Every refusal or failure is one line on standard error, passwords masked.
+ * rolled back, 2 refused with nothing written (usage, an option given twice, URL, unreachable, not an app database,
+ * schema, target holds data, read-only or locked target, missing folder, both naming one database), 130 interrupted
+ * and rolled back (docs/deployment.md). Every refusal or failure is one line on standard error, secrets masked.
  */
 export async function runAppDbCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const fail = (line: string, code: number): number => {
