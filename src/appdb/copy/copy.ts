@@ -29,7 +29,7 @@ export interface CopyIo {
   /** A line the operator must not miss: what `--replace` deletes (standard error). */
   warn(line: string): void;
   readonly progress?: CopyProgress;
-  /** Aborted (SIGINT): the copy rolls back at its next batch and ends with CopyInterrupted. */
+  /** Aborted (SIGINT, SIGTERM: the reason names the signal): the copy rolls back at its next batch and ends with CopyInterrupted. */
   readonly signal?: AbortSignal;
 }
 
@@ -67,8 +67,9 @@ export async function copyAppDatabase(request: CopyRequest, io: CopyIo, settings
     if (request.dryRun) for (const line of planLines(from.shown, to.shown, source.counts, target, request.replace)) io.out(line);
     if (dataRows(target.counts) > 0 && !request.replace) throw holdsData(to, target.counts);
     if (request.dryRun) return { dryRun: true, tables: [], rows: 0, ms: 0 };
-    abortWhenAsked(io.signal);
+    await abortWhenAsked(io.signal);
     const made = to.config.kind === 'sqlite' && !target.exists ? to.config.path : null;
+    if (made !== null) uncommittedFiles.add(made);
     let writer: TargetWriter;
     try {
       writer = await openTargetWriter(to);
@@ -82,6 +83,8 @@ export async function copyAppDatabase(request: CopyRequest, io: CopyIo, settings
       committed = true;
       return outcome;
     } finally {
+      // before anything that lets a second signal in: a committed file is never removed
+      if (made !== null) uncommittedFiles.delete(made);
       await writer.close();
       if (!committed) removeMadeFile(made);
     }
@@ -100,6 +103,17 @@ function refuseMissingFolder(to: AppDbEndpoint, file: string): void {
     isFolder = false;
   }
   if (!isFolder) throw new CopyRefusal(`the target ${to.shown}: its folder ${folder} does not exist (it is not made: make it first)`);
+}
+
+/** New SQLite files a copy running in this process has made and not yet committed. */
+const uncommittedFiles = new Set<string>();
+
+/**
+ * Removes the new SQLite files of copies still running, for a process that ends at once (a second SIGINT) and
+ * cannot wait for their rollback: what they wrote was never committed.
+ */
+export function removeUncommittedFiles(): void {
+  for (const file of uncommittedFiles) removeMadeFile(file);
 }
 
 /** Removes the SQLite file (and its journals) the copy made for a new target that it did not commit. */
@@ -158,7 +172,7 @@ async function copyInto(writer: TargetWriter, request: CopyRequest, source: Open
       await target.continueSequences(shape.name);
     }
     const tables = await verify(source.shapes, sourceDigests, target, io, settings);
-    abortWhenAsked(io.signal);
+    await abortWhenAsked(io.signal);
     await target.commit();
     const outcome: CopyOutcome = { dryRun: false, tables, rows: tables.reduce((sum, t) => sum + t.rows, 0), ms: performance.now() - started };
     for (const line of outcomeLines(request.from.shown, to.shown, tables, outcome.ms)) io.out(line);
@@ -179,7 +193,7 @@ async function copyTable(shape: TableShape, source: OpenSource, target: CopyConn
   let done = 0;
   progress.begin('copying', shape.name, total);
   for await (const batch of source.connection.rowsInKeyOrder(shape, settings.batchSize)) {
-    abortWhenAsked(io.signal);
+    await abortWhenAsked(io.signal);
     for (const row of batch) digest.add(row);
     await target.insert(shape, batch);
     done += batch.length;
@@ -207,7 +221,7 @@ async function verify(
     let done = 0;
     progress.begin('verifying', shape.name, expected.rows);
     for await (const batch of target.rowsInKeyOrder(shape, settings.batchSize)) {
-      abortWhenAsked(io.signal);
+      await abortWhenAsked(io.signal);
       for (const row of batch) digest.add(row);
       done += batch.length;
       progress.advance(done);
@@ -224,6 +238,12 @@ async function verify(
   return outcomes;
 }
 
-function abortWhenAsked(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) throw new CopyInterrupted();
+/**
+ * A CopyInterrupted when `signal` is aborted, checked after a turn of the event loop: a copy between two SQLite
+ * files reads and writes synchronously, and without the turn the signal's handler would run only once it committed.
+ */
+async function abortWhenAsked(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return;
+  await new Promise((resolve) => setImmediate(resolve));
+  if (signal.aborted) throw new CopyInterrupted(signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT');
 }
