@@ -66,19 +66,40 @@ class TurnLines {
 
 /** Fields (at the top of a line or one level down) whose values are secrets: written as `***` whatever they hold. */
 const SECRET_FIELDS = ['password', 'secretKey', 'accessKey', 'token', 'apiKey', 'authorization'];
+const SECRET_FIELD_SET: ReadonlySet<string> = new Set(SECRET_FIELDS);
+/** How deep masking looks into a field's objects and arrays (an error's own fields, its aggregated errors). */
+const MASK_DEPTH = 6;
 
 /**
- * An `err` field as pino writes it (message, stack, type and the error's own fields), with every URL in its message
- * and stack masked (src/common/secrets.ts): a driver's or SDK's error may repeat a URL with its password or a
- * signed query.
+ * `value` with every URL in its strings masked (maskedText) and fields named as secrets `***`, read as
+ * JSON.stringify reads it (`toJSON` where there is one, else own enumerable fields) down to MASK_DEPTH.
+ */
+function maskedValue(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return maskedText(value);
+  if (value === null || typeof value !== 'object' || depth >= MASK_DEPTH || ArrayBuffer.isView(value)) return value;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return maskedValue(toJSON.call(value), depth + 1);
+  if (Array.isArray(value)) return value.map((item) => maskedValue(item, depth + 1));
+  const masked: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) masked[key] = SECRET_FIELD_SET.has(key) ? '***' : maskedValue(field, depth + 1);
+  return masked;
+}
+
+/**
+ * An `err` field as pino writes it (message, stack, type, the error's own fields such as a URL error's `input`, and
+ * an AggregateError's errors), with every URL in every string of it masked (src/common/secrets.ts): a driver's or
+ * SDK's error may repeat a URL with its password or a signed query.
  */
 function maskedError(err: unknown): unknown {
   if (typeof err === 'string') return maskedText(err);
-  const serialized = pino.stdSerializers.err(err as Error) as unknown;
-  if (serialized === null || typeof serialized !== 'object') return serialized;
-  const fields = serialized as Record<string, unknown>;
-  for (const key of ['message', 'stack']) if (typeof fields[key] === 'string') fields[key] = maskedText(fields[key]);
-  return fields;
+  return maskedValue(pino.stdSerializers.err(err as Error) as unknown);
+}
+
+/** The fields of a line but `err` (maskedError masks that), masked as maskedValue does. */
+function maskedFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const masked: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) masked[key] = key === 'err' ? value : maskedValue(value);
+  return masked;
 }
 
 /**
@@ -87,7 +108,7 @@ function maskedError(err: unknown): unknown {
  * SIGKILL are lost at most for its last turn. With `traceIds` (tracing configured), a line written inside a trace
  * carries its `trace_id` and `span_id`; without, lines cost nothing more. Lines are stamped from `now` (ms since
  * the epoch), `Date.now` unless a test sets the time. Secrets are masked before a line is written: fields named as
- * secrets (SECRET_FIELDS) and URLs in `err` (maskedError).
+ * secrets (SECRET_FIELDS) and URLs in every string of a line, its message, its fields and its `err` included.
  */
 export function createLogger(
   level: pino.LevelWithSilent,
@@ -98,6 +119,15 @@ export function createLogger(
     base: { service: 'analytics-desk-server' },
     timestamp: isoTime(now),
     serializers: { err: maskedError },
+    formatters: { log: maskedFields },
+    hooks: {
+      // the message and its interpolated values; an error logged without a message gives it its own, masked too
+      logMethod(args, method) {
+        const masked = args.map((arg, i) => (i > 0 || typeof arg === 'string' ? maskedValue(arg) : arg)) as Parameters<typeof method>;
+        if (args[0] instanceof Error && typeof args[1] !== 'string') masked.splice(1, 0, maskedText(args[0].message));
+        method.apply(this, masked);
+      },
+    },
     redact: { paths: SECRET_FIELDS.flatMap((field) => [field, `*.${field}`]), censor: '***' },
   };
   if (traceIds) options.mixin = traceLogFields;

@@ -25,7 +25,7 @@ export function isCredentialName(name: string): boolean {
 
 /**
  * The URL as it may be shown: the password of its user info and the values of credential query parameters
- * (isCredentialName) replaced by `***`, everything else as written. A text that is not a URL, or a URL with an `@`
+ * (isCredentialName) replaced by `***`; a URL with nothing to mask is returned as written. A text that is not a URL, or a URL with an `@`
  * outside its user info (a password holding an unencoded `/`, `?` or `#` puts part of itself in the path or the
  * query, where nothing marks it as a password), is masked whole: its scheme, when it has one, and `***`.
  */
@@ -35,10 +35,14 @@ export function maskedUrl(raw: string): string {
     const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1];
     return scheme === undefined ? MASK : `${scheme}:${MASK}`;
   }
+  // the query is rewritten by hand: URLSearchParams would re-encode every other parameter
+  const query = url.search.replace(/^\?/, '');
+  const maskedQuery = query.split('&').map(maskedParameter).join('&');
+  // nothing to mask: the URL as written, not as the parser spells it (`https://h` stays without a `/`)
+  if (url.password === '' && maskedQuery === query) return raw;
   const masked = new URL(url.href);
   if (masked.password !== '') masked.password = MASK;
-  // the query is rewritten by hand: URLSearchParams would re-encode every other parameter
-  masked.search = masked.search.replace(/^\?/, '').split('&').map(maskedParameter).join('&');
+  masked.search = maskedQuery;
   return masked.href;
 }
 
@@ -98,7 +102,8 @@ const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
  * first) replaced by `***`.
  */
 export function maskedText(text: string, secrets: readonly string[] = []): string {
-  let masked = text.replace(URL_IN_TEXT, (found) => maskedUrl(found));
+  // every line the server logs passes here: most hold no URL
+  let masked = text.includes('://') ? text.replace(URL_IN_TEXT, (found) => maskedUrl(found)) : text;
   for (const secret of [...secrets].filter((s) => s !== '').sort((a, b) => b.length - a.length)) masked = masked.split(secret).join(MASK);
   return masked;
 }

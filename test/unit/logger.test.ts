@@ -58,6 +58,14 @@ const log = createLogger('info');
 log.info({ password: 's3cret', store: { secretKey: 's3cret', bucket: 'kls' } }, 'fields');
 log.error({ err: new Error('connect to postgres://desk:s3cret@db.example/desk?token=s3cret failed') }, 'an error');
 log.error({ err: 'no answer from postgres://desk@db.example:99999/desk?password=s3cret' }, 'a message');
+const inner = new Error('connect to postgres://desk:s3cret@db.example/desk failed');
+log.error({ err: new AggregateError([inner], 'every address failed') }, 'aggregate');
+const invalid = Object.assign(new TypeError('Invalid URL'), { code: 'ERR_INVALID_URL', input: 'postgres://desk:s3cret@db.example:99999/desk' });
+log.error({ err: invalid }, 'own field');
+log.error({ err: new Error('outer', { cause: inner }) }, 'cause');
+log.warn({ url: 'https://u:s3cret@minio.example/kls?X-Amz-Signature=s3cret', store: { endpoint: new URL('https://u:s3cret@minio.example/') } }, 'other fields');
+log.error(inner);
+log.info('listening at %s, database %s', 'http://127.0.0.1:8080', 'postgres://desk:s3cret@db.example/desk');
 `;
 
 describe('the logger', () => {
@@ -95,5 +103,16 @@ describe('the logger', () => {
     expect(lines[1]!['err'].message).to.equal('connect to postgres://desk:***@db.example/desk?token=*** failed');
     expect(lines[1]!['err'].stack).to.match(/^Error: connect to postgres:\/\/desk:\*\*\*@db\.example\/desk\?token=\*\*\* failed\n/);
     expect(lines[2]!['err']).to.equal('no answer from postgres:***');
+    expect(lines[3]!['err'].aggregateErrors[0].message).to.equal('connect to postgres://desk:***@db.example/desk failed');
+    expect(lines[3]!['err'].aggregateErrors[0].stack).to.match(/^Error: connect to postgres:\/\/desk:\*\*\*@db\.example\/desk failed\n/);
+    expect(lines[4]!['err']).to.include({ code: 'ERR_INVALID_URL', input: 'postgres:***' });
+    expect(lines[5]!['err'].message).to.equal('outer: connect to postgres://desk:***@db.example/desk failed');
+    expect(lines[5]!['err'].stack).to.include('caused by: Error: connect to postgres://desk:***@db.example/desk failed');
+    expect(lines[6]).to.include({ url: 'https://u:***@minio.example/kls?X-Amz-Signature=***' });
+    expect(lines[6]!['store']).to.deep.equal({ endpoint: 'https://u:***@minio.example/' });
+    expect(lines[7]).to.include({ msg: 'connect to postgres://desk:***@db.example/desk failed' });
+    expect(lines[7]!['err'].message).to.equal('connect to postgres://desk:***@db.example/desk failed');
+    // a URL with nothing secret is written as it was
+    expect(lines[8]).to.include({ msg: 'listening at http://127.0.0.1:8080, database postgres://desk:***@db.example/desk' });
   });
 });

@@ -6,7 +6,10 @@ describe('masking secrets', () => {
     it('masks the password of the user info and keeps the user, host, port, path and other parameters', () => {
       expect(maskedUrl('postgres://desk:S3cret@db.example:5432/desk?sslmode=verify-full')).to.equal('postgres://desk:***@db.example:5432/desk?sslmode=verify-full');
       expect(maskedUrl('postgresql://desk:p%2Fw%40rd@db.example/desk')).to.equal('postgresql://desk:***@db.example/desk');
-      expect(maskedUrl('https://minio.example:9000')).to.equal('https://minio.example:9000/');
+      // with nothing to mask, as written (the parser would add a `/` and drop a default port)
+      expect(maskedUrl('https://minio.example:9000')).to.equal('https://minio.example:9000');
+      expect(maskedUrl('HTTPS://Minio.Example:443')).to.equal('HTTPS://Minio.Example:443');
+      expect(maskedUrl('HTTPS://u:S3cret@Minio.Example:443/x?token=t&page=2')).to.equal('https://u:***@minio.example/x?token=***&page=2');
       expect(maskedUrl('postgres://desk@db.example/desk')).to.equal('postgres://desk@db.example/desk');
     });
 
