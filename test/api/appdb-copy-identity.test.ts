@@ -130,12 +130,18 @@ describe('ads-appdb copy: secrets, identity, refusals of its own', function () {
     );
   });
 
-  it('refuses a SQLite target in a missing folder (exit 2) and makes no folder; refuses a repeated option (exit 2)', async () => {
+  it('refuses a SQLite target in a missing folder (exit 2) and makes no folder, and a symbolic link to no file; refuses a repeated option (exit 2)', async () => {
     const missing = path.join(folder.dir, 'no-such-folder', 'app.sqlite');
     for (const extra of [[], ['--dry-run']]) {
       expectRefusal(await appdbCommand('copy', '--from', source, '--to', `sqlite:${missing}`, ...extra), 2, /^ads-appdb: the target sqlite:.*app\.sqlite: its folder .*no-such-folder does not exist \(it is not made: make it first\)$/);
     }
     expect(fs.existsSync(path.dirname(missing))).to.equal(false);
+    // a symbolic link to no file: the link stays, and no file is made where it points
+    const dangling = path.join(folder.dir, 'dangling.sqlite');
+    fs.symlinkSync(path.join(folder.dir, 'nowhere.sqlite'), dangling);
+    expectRefusal(await appdbCommand('copy', '--from', source, '--to', `sqlite:${dangling}`), 2, /^ads-appdb: the target sqlite:.*dangling\.sqlite is a symbolic link to a file that does not exist \(name the file itself\)$/);
+    expect(fs.lstatSync(dangling).isSymbolicLink()).to.equal(true);
+    expect(fs.existsSync(path.join(folder.dir, 'nowhere.sqlite'))).to.equal(false);
     const target = `sqlite:${path.join(folder.dir, 'never.sqlite')}`;
     expectRefusal(await appdbCommand('copy', '--from', source, '--from', 'sqlite:other.sqlite', '--to', target), 2, /^ads-appdb: --from given more than once; usage: /);
     expectRefusal(await appdbCommand('copy', '--from', source, '--to', target, '--dry-run', '--dry-run'), 2, /^ads-appdb: --dry-run given more than once; usage: /);

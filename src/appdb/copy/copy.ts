@@ -93,7 +93,10 @@ export async function copyAppDatabase(request: CopyRequest, io: CopyIo, settings
   }
 }
 
-/** A CopyRefusal when the SQLite target's folder is missing: it is not made, a mistyped path would go unseen. */
+/**
+ * A CopyRefusal when the SQLite target's folder is missing (it is not made, a mistyped path would go unseen) or the
+ * target is a symbolic link to no file.
+ */
 function refuseMissingFolder(to: AppDbEndpoint, file: string): void {
   const folder = path.dirname(file);
   let isFolder = false;
@@ -103,6 +106,15 @@ function refuseMissingFolder(to: AppDbEndpoint, file: string): void {
     isFolder = false;
   }
   if (!isFolder) throw new CopyRefusal(`the target ${to.shown}: its folder ${folder} does not exist (it is not made: make it first)`);
+  // a link to no file: the copy would make the file it points to, and a copy that does not commit would remove the
+  // link, not that file
+  let dangling = false;
+  try {
+    dangling = fs.lstatSync(file).isSymbolicLink() && !fs.existsSync(file);
+  } catch {
+    dangling = false;
+  }
+  if (dangling) throw new CopyRefusal(`the target ${to.shown} is a symbolic link to a file that does not exist (name the file itself)`);
 }
 
 /** New SQLite files a copy running in this process has made and not yet committed. */
