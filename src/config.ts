@@ -511,7 +511,8 @@ function appDbConfig(
   const url = readableUrl(raw);
   if (url === null || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') || url.hostname === '' || url.pathname.length <= 1) {
     // a password holding a reserved character unencoded (`/`, `?`, `#`, `@`) makes the URL unreadable: it is not echoed
-    const hint = url === null ? '; percent-encode reserved characters in the user name and password (/ as %2F)' : '';
+    // (a path without `sqlite:` is no URL either, but percent-encoding is no help there)
+    const hint = url === null && /^postgres(ql)?:/i.test(raw) ? '; percent-encode reserved characters in the user name and password (/ as %2F)' : '';
     problems.push(`${name} must be sqlite:<path> or postgres://user:password@host:port/database (got "${maskedUrl(raw)}"${hint})`);
     return { kind: 'sqlite', path: defaultFile, ...sizes };
   }

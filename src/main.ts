@@ -30,7 +30,8 @@ async function main(): Promise<void> {
     config = loadConfig(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
+      // the URL settings are masked where they are read; any other value that holds a URL is masked here
+      process.stderr.write(`${maskedText(err.message)}\n`);
       process.exit(2);
     }
     throw err;
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
+    process.stderr.write(`${maskedText(err.message)}\n`);
     process.exit(2);
   }
   process.stderr.write(`failed to start: ${maskedText(err instanceof Error ? err.message : String(err))}\n`);

@@ -91,6 +91,12 @@ describe('ads-appdb copy: secrets, identity, refusals of its own', function () {
       expect(run.stderr).to.match(/^invalid configuration: APP_DB_URL /);
       expectNoSecret(run);
     }
+    // a URL in a setting that is not a URL setting is masked all the same
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, TRUST_PROXY: 'https://proxy:S3cretpw@proxy.example', PORT: '0', LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 30_000 });
+    expect(run.status, run.stderr).to.equal(2);
+    expect(run.stderr).to.include('TRUST_PROXY entries must be IP addresses');
+    expect(run.stderr).to.include('(got "https://proxy:***@proxy.example/")');
+    expectNoSecret(run);
   });
 
   it('refuses a hard link, another path and a symbolic link to the source file as the target (exit 2), --replace or not', async () => {

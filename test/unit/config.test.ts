@@ -138,6 +138,8 @@ describe('loadConfig', () => {
     const slash = messageOf({ APP_DB_URL: 'postgres://desk:ab/s3cret@db.example/desk' });
     expect(slash).to.match(/APP_DB_URL .*\(got "postgres:\*\*\*"; percent-encode reserved characters .*%2F\)\)$/);
     expect(messageOf({ APP_DB_URL: 'postgres://desk:123/s3cret@db.example/desk' })).to.match(/got "postgres:\*\*\*"/);
+    // a path without `sqlite:` is refused without the advice on passwords, which would mislead
+    expect(messageOf({ APP_DB_URL: '/var/lib/desk/app.sqlite' })).to.equal('invalid configuration: APP_DB_URL must be sqlite:<path> or postgres://user:password@host:port/database (got "***")');
     // encoded, it is read
     expect(loadConfig({ APP_DB_URL: 'postgres://desk:ab%2Fs3cret@db.example/desk' }).appDb.kind).to.equal('postgres');
     const query = messageOf({ APP_DB_URL: 'postgres://u@db.example/desk?password=s3cret&sslmode=sometimes' });
