@@ -136,6 +136,19 @@ describe('ads-appdb copy: secrets, identity, refusals of its own', function () {
     );
   });
 
+  it('refuses an app database the role may not read, as source and as target (exit 2), rather than taking it for a new one', async () => {
+    const database = await (await sharedPostgres()).createDatabase('unreadable');
+    expect((await appdbCommand('copy', '--from', source, '--to', database)).code).to.equal(0);
+    const name = database.slice(database.lastIndexOf('/') + 1);
+    await admin(database, `CREATE ROLE reader_${name} LOGIN PASSWORD 'S3cretpw'`, `GRANT CONNECT ON DATABASE "${name}" TO reader_${name}`, `GRANT USAGE, CREATE ON SCHEMA public TO reader_${name}`);
+    const asReader = database.replace('postgres:ads-test@', `reader_${name}:S3cretpw@`);
+    for (const extra of [[], ['--dry-run']]) {
+      expectRefusal(await appdbCommand('copy', '--from', source, '--to', asReader, '--replace', ...extra), 2, /^ads-appdb: cannot read the target postgres:\/\/reader_\w+:\*\*\*@.*: permission denied for table migrations$/);
+    }
+    expectRefusal(await appdbCommand('copy', '--from', asReader, '--to', `sqlite:${path.join(folder.dir, 'unread.sqlite')}`), 2, /^ads-appdb: cannot read the source postgres:\/\/reader_\w+:\*\*\*@.*: permission denied for table migrations$/);
+    expect(fs.existsSync(path.join(folder.dir, 'unread.sqlite'))).to.equal(false);
+  });
+
   it('refuses a SQLite target in a missing folder (exit 2) and makes no folder, and a symbolic link to no file; refuses a repeated option (exit 2)', async () => {
     const missing = path.join(folder.dir, 'no-such-folder', 'app.sqlite');
     for (const extra of [[], ['--dry-run']]) {

@@ -42,7 +42,11 @@ export function postgresCopyConnection(client: pg.ClientBase, close: () => Promi
   return {
     kind: 'postgres',
     async tableNames() {
-      const found = await rows(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`);
+      // the catalog, not information_schema, which lists only the tables the role holds a privilege on: an app
+      // database the role may not read would pass for an empty one
+      const found = await rows(
+        `SELECT c.relname AS table_name FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') ORDER BY c.relname`,
+      );
       return found.map((r) => String(r['table_name']));
     },
     async describe(table): Promise<CatalogTable | null> {
