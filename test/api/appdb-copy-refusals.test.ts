@@ -153,6 +153,11 @@ describe('ads-appdb copy: refusals', function () {
     expectOneLine(await appdbCommand('copy', '--from', source), 2, /^ads-appdb: --from and --to are both required; usage: ads-appdb copy/);
     expectOneLine(await appdbCommand('move', '--from', source, '--to', target), 2, /^ads-appdb: expected one command, copy; usage/);
     expectOneLine(await appdbCommand('copy', '--from', source, '--to', target, '--force'), 2, /^ads-appdb: Unknown option '--force'/);
+    // a URL mistaken for an option is not echoed
+    const slip = await appdbCommand('copy', '--from', source, '--to', target, '--postgres://desk:secret-pw@db.example/desk');
+    expectOneLine(slip, 2, /^ads-appdb: Unknown option \(not shown: no option name\); usage: /);
+    expect(slip.stderr).not.to.include('secret-pw');
+    expectOneLine(await appdbCommand('copy', '--from', '--to', target), 2, /^ads-appdb: Option '--from' argument is ambiguous; usage: /);
     expectOneLine(await appdbCommand('copy', '--from', source, '--to', source, '--replace'), 2, /^ads-appdb: --from and --to name the same database/);
     expect(fs.existsSync(path.join(folder.dir, 'never.sqlite'))).to.equal(false);
   });

@@ -37,8 +37,13 @@ export async function runAppDbCommand(argv: readonly string[], io: CommandIo): P
       options: { from: { type: 'string' }, to: { type: 'string' }, replace: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean' } },
     });
   } catch (err) {
-    // parseArgs names the option only, never a value (so no password); its advice on positionals is no help here
-    return fail(`${oneLine(err).split('. ')[0]}; ${USAGE}`, 2);
+    // parseArgs names the option, never its value; an unknown "option" may be a URL with its password all the same
+    // (`--postgres://…`), so one that is not a plain option name is not shown. Its advice on positionals is no help.
+    const line = oneLine(err)
+      .split('. ')[0]!
+      .replace(/\.$/, '')
+      .replace(/'([^']*)'/g, (quoted, option: string) => (/^-{1,2}[A-Za-z0-9][\w-]*( <value>)?$/.test(option) ? quoted : '(not shown: no option name)'));
+    return fail(`${maskedText(line)}; ${USAGE}`, 2);
   }
   const { values, positionals, tokens } = parsed;
   // parseArgs keeps the last of a repeated option; a second --from or --to is more likely a slip than a choice
