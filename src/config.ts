@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
-import { maskedUrl, readableUrl } from './common/secrets.js';
+import { maskedUrl, readableUrl, urlSecrets } from './common/secrets.js';
 import { tracingConfig, type TracingConfig } from './telemetry/tracing-config.js';
 import { DEFAULT_TENANT_HANDLES_MAX } from './tenants/handle-pool.js';
 import { SLUG_PATTERN } from './tenants/tenants.js';
@@ -475,6 +475,23 @@ function authConfig(
     tenantsClaim: claimName('OIDC_TENANTS_CLAIM', 'tenants'),
     rolesClaim: claimName('OIDC_ROLES_CLAIM', 'roles'),
   };
+}
+
+/** Secrets shorter than this are not masked where they stand alone in a text: `1` would mask every digit. */
+const MIN_MASKED_SECRET = 4;
+
+/**
+ * The configuration's secrets as they may stand alone in a driver's or SDK's message (a password, a key file's path
+ * given as `sslkey`, a token): the log masks each wherever it appears (docs/configuration.md#secrets).
+ */
+export function configSecrets(config: Config): string[] {
+  const secrets = [
+    ...(config.appDb.kind === 'postgres' ? urlSecrets(config.appDb.url) : []),
+    config.s3.secretKey,
+    config.githubToken,
+    config.anthropicApiKey,
+  ];
+  return secrets.filter((secret): secret is string => secret !== null && secret.length >= MIN_MASKED_SECRET);
 }
 
 const SSL_MODES = new Set(['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify']);

@@ -3,7 +3,7 @@ import './node-version.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { maskedText } from './common/secrets.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, configSecrets, loadConfig } from './config.js';
 import { generateDemo } from './demo/generate.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(config.logLevel, { traceIds: config.tracing !== null });
+  const log = createLogger(config.logLevel, { traceIds: config.tracing !== null, secrets: configSecrets(config) });
   // Before anything opens a connection: the instrumentations patch http and pg (docs/decisions/0012-tracing-starts-in-main.md).
   const tracing = await startTracing(config.tracing, log);
   if (config.demo && !hasTenantFiles(config.klsDir)) {

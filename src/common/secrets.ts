@@ -104,6 +104,7 @@ const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
 export function maskedText(text: string, secrets: readonly string[] = []): string {
   // every line the server logs passes here: most hold no URL
   let masked = text.includes('://') ? text.replace(URL_IN_TEXT, (found) => maskedUrl(found)) : text;
-  for (const secret of [...secrets].filter((s) => s !== '').sort((a, b) => b.length - a.length)) masked = masked.split(secret).join(MASK);
+  if (secrets.length === 0) return masked;
+  for (const secret of [...secrets].filter((s) => s !== '').sort((a, b) => b.length - a.length)) if (masked.includes(secret)) masked = masked.split(secret).join(MASK);
   return masked;
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, configSecrets, loadConfig } from '../../src/config.js';
 
 describe('loadConfig', () => {
   it('applies the defaults of docs/configuration.md and switches the demo on', () => {
@@ -140,6 +140,13 @@ describe('loadConfig', () => {
     expect(messageOf({ APP_DB_URL: 'postgres://desk:123/s3cret@db.example/desk' })).to.match(/got "postgres:\*\*\*"/);
     // a path without `sqlite:` is refused without the advice on passwords, which would mislead
     expect(messageOf({ APP_DB_URL: '/var/lib/desk/app.sqlite' })).to.equal('invalid configuration: APP_DB_URL must be sqlite:<path> or postgres://user:password@host:port/database (got "***")');
+    // the secrets the log masks wherever they stand: the URL's password and credential parameters, the keys and
+    // tokens; none shorter than 4 characters (`1` would mask every digit)
+    const secrets = configSecrets(
+      loadConfig({ APP_DB_URL: 'postgres://desk:pa%2Fss@db.example/desk?sslkey=/etc/desk/client.key&sslpassword=abc', S3_SECRET_KEY: 'minio-secret', GITHUB_TOKEN: 'ghp_token', ANTHROPIC_API_KEY: 'sk-ant-key' }),
+    );
+    expect(secrets).to.have.members(['pa%2Fss', 'pa%252Fss', 'pa/ss', '/etc/desk/client.key', '%2Fetc%2Fdesk%2Fclient.key', 'minio-secret', 'ghp_token', 'sk-ant-key']);
+    expect(configSecrets(loadConfig({}))).to.deep.equal([]);
     // encoded, it is read
     expect(loadConfig({ APP_DB_URL: 'postgres://desk:ab%2Fs3cret@db.example/desk' }).appDb.kind).to.equal('postgres');
     const query = messageOf({ APP_DB_URL: 'postgres://u@db.example/desk?password=s3cret&sslmode=sometimes' });

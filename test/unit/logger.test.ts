@@ -66,6 +66,10 @@ log.error({ err: new Error('outer', { cause: inner }) }, 'cause');
 log.warn({ url: 'https://u:s3cret@minio.example/kls?X-Amz-Signature=s3cret', store: { endpoint: new URL('https://u:s3cret@minio.example/') } }, 'other fields');
 log.error(inner);
 log.info('listening at %s, database %s', 'http://127.0.0.1:8080', 'postgres://desk:s3cret@db.example/desk');
+// the configuration's secrets, wherever they stand alone
+const withSecrets = createLogger('info', { secrets: ['/etc/desk/client-s3cret.key', 's3cret-token'] });
+withSecrets.error({ err: new Error("ENOENT: no such file or directory, open '/etc/desk/client-s3cret.key'") }, 'app database not reachable');
+withSecrets.warn({ detail: 'Bad credentials for s3cret-token' }, 'token s3cret-token refused');
 `;
 
 describe('the logger', () => {
@@ -114,5 +118,7 @@ describe('the logger', () => {
     expect(lines[7]!['err'].message).to.equal('connect to postgres://desk:***@db.example/desk failed');
     // a URL with nothing secret is written as it was
     expect(lines[8]).to.include({ msg: 'listening at http://127.0.0.1:8080, database postgres://desk:***@db.example/desk' });
+    expect(lines[9]!['err'].message).to.equal("ENOENT: no such file or directory, open '***'");
+    expect(lines[10]).to.include({ detail: 'Bad credentials for ***', msg: 'token *** refused' });
   });
 });
