@@ -24,6 +24,9 @@ function hasTenantFiles(klsDir: string): boolean {
   }
 }
 
+/** The configuration's secrets (configSecrets), masked in the log and in the `failed to start:` line. */
+let secrets: string[] = [];
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -36,7 +39,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(config.logLevel, { traceIds: config.tracing !== null, secrets: configSecrets(config) });
+  secrets = configSecrets(config);
+  const log = createLogger(config.logLevel, { traceIds: config.tracing !== null, secrets });
   // Before anything opens a connection: the instrumentations patch http and pg (docs/decisions/0012-tracing-starts-in-main.md).
   const tracing = await startTracing(config.tracing, log);
   if (config.demo && !hasTenantFiles(config.klsDir)) {
@@ -65,11 +69,19 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
+// An error nothing caught (a rejection nobody awaited included) ends the process with exit 1 as Node's own handler
+// does, but printed masked: Node prints the error whole, its stack and fields (a driver's `path`) in clear.
+process.on('uncaughtException', (err: unknown) => {
+  const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`crashed: ${maskedText(text, secrets)}\n`);
+  process.exit(1);
+});
+
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`${maskedText(err.message)}\n`);
     process.exit(2);
   }
-  process.stderr.write(`failed to start: ${maskedText(err instanceof Error ? err.message : String(err))}\n`);
+  process.stderr.write(`failed to start: ${maskedText(err instanceof Error ? err.message : String(err), secrets)}\n`);
   process.exit(1);
 });
