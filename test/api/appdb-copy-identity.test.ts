@@ -200,6 +200,26 @@ describe('ads-appdb copy: the migrations are part of the copy', function () {
     expect(fs.readdirSync(folder.dir).filter((name) => name.startsWith('new.sqlite'))).to.deep.equal([]);
   });
 
+  it('never removes a new SQLite file another copy made: two copies into one new file at once', async () => {
+    const target = `sqlite:${path.join(folder.dir, 'twice.sqlite')}`;
+    // both look at the target before either makes it (each yields at its check for an interruption), then one holds
+    // the write lock while the other waits for it in vain
+    const copy = () => {
+      const request = { from: appDbEndpoint('source', '--from', `sqlite:${sourceFile}`), to: appDbEndpoint('target', '--to', target), replace: false, dryRun: false };
+      const io = { out: () => undefined, warn: () => undefined, signal: new AbortController().signal };
+      return copyAppDatabase(request, io, { batchSize: 500, lockWaitMs: 100 }).then(
+        () => 'copied',
+        (err: unknown) => (err as Error).message,
+      );
+    };
+    const outcomes = await Promise.all([copy(), copy()]);
+    expect(outcomes, outcomes.join(' / ')).to.include('copied');
+    expect(outcomes.find((o) => o !== 'copied')).to.match(/^cannot lock the target sqlite:/);
+    const copied = new Database(path.join(folder.dir, 'twice.sqlite'), { readonly: true });
+    expect(copied.prepare('SELECT COUNT(*) AS n FROM cells').get()).to.deep.equal({ n: 3000 });
+    copied.close();
+  });
+
   it('leaves a new PostgreSQL database without tables, and an older schema as old, when the copy does not commit', async () => {
     const postgres = await (await sharedPostgres()).createDatabase('migrations');
     expect(await interruptedCopy(postgres, 'cells')).to.be.instanceOf(CopyInterrupted);

@@ -68,18 +68,20 @@ export async function copyAppDatabase(request: CopyRequest, io: CopyIo, settings
     if (dataRows(target.counts) > 0 && !request.replace) throw holdsData(to, target.counts);
     if (request.dryRun) return { dryRun: true, tables: [], rows: 0, ms: 0 };
     await abortWhenAsked(io.signal);
-    const made = to.config.kind === 'sqlite' && !target.exists ? to.config.path : null;
+    const made = to.config.kind === 'sqlite' && !target.exists ? makeNewFile(to, to.config.path) : null;
     if (made !== null) uncommittedFiles.add(made);
     let writer: TargetWriter;
+    let opened: string | null;
     try {
       writer = await openTargetWriter(to);
+      opened = to.config.kind === 'sqlite' ? fileIdentity(to.config.path) : null;
     } catch (err) {
       removeMadeFile(made);
       throw new CopyRefusal(endpointProblem(to, 'cannot open', err));
     }
     let committed = false;
     try {
-      const outcome = await copyInto(writer, request, source, io, settings);
+      const outcome = await copyInto(writer, request, source, io, settings, opened);
       committed = true;
       return outcome;
     } finally {
@@ -115,6 +117,30 @@ function refuseMissingFolder(to: AppDbEndpoint, file: string): void {
     dangling = false;
   }
   if (dangling) throw new CopyRefusal(`the target ${to.shown} is a symbolic link to a file that does not exist (name the file itself)`);
+}
+
+/**
+ * Makes the new SQLite target file, empty, and answers its path; null when it exists by now (another copy made it
+ * since the target was looked at): only the copy that made a file removes it, never one that found it.
+ */
+function makeNewFile(to: AppDbEndpoint, file: string): string | null {
+  try {
+    fs.closeSync(fs.openSync(file, 'wx'));
+    return file;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return null;
+    throw new CopyRefusal(endpointProblem(to, 'cannot make', err));
+  }
+}
+
+/** The file's device and inode, null when it is not there. */
+function fileIdentity(file: string): string | null {
+  try {
+    const stat = fs.statSync(file, { bigint: true });
+    return `${stat.dev}:${stat.ino}`;
+  } catch {
+    return null;
+  }
 }
 
 /** New SQLite files a copy running in this process has made and not yet committed. */
@@ -164,12 +190,17 @@ async function beginTarget(writer: TargetWriter, to: AppDbEndpoint, settings: Co
   }
 }
 
-async function copyInto(writer: TargetWriter, request: CopyRequest, source: OpenSource, io: CopyIo, settings: CopySettings): Promise<CopyOutcome> {
+async function copyInto(writer: TargetWriter, request: CopyRequest, source: OpenSource, io: CopyIo, settings: CopySettings, opened: string | null): Promise<CopyOutcome> {
   const { to } = request;
   const target = writer.connection;
   await beginTarget(writer, to, settings);
   const started = performance.now();
   try {
+    // a SQLite file removed or replaced while the copy waited for its lock (another copy that made it and failed):
+    // what the copy wrote would go into a file no path names
+    if (to.config.kind === 'sqlite' && fileIdentity(to.config.path) !== opened) {
+      throw new CopyRefusal(`the target ${to.shown} was removed or replaced while the copy waited for it; nothing written`);
+    }
     const difference = shapeDifference(source.shapes, await tableShapes(target, `the target ${to.shown}`));
     if (difference !== null) throw difference;
     const before = await tableCounts(target, COPIED_TABLES.map((t) => t.name));
