@@ -65,5 +65,13 @@ describe('masking secrets', () => {
       expect(maskedText('password authentication failed: S3cret and S3cretive', ['S3cret', 'S3cretive'])).to.equal('password authentication failed: *** and ***');
       expect(maskedText('nothing secret here')).to.equal('nothing secret here');
     });
+
+    it('takes time linear in the text: a long word before a URL (a client may choose what a line carries)', () => {
+      const word = 'a'.repeat(200_000);
+      const started = performance.now();
+      expect(maskedText(`${word} postgres://u:S3cret@h/db ${word}x://`)).to.equal(`${word} postgres://u:***@h/db ${word}x://`);
+      // quadratic, this took minutes; linear, a few milliseconds
+      expect(performance.now() - started).to.be.below(1000);
+    });
   });
 });
