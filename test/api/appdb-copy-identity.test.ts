@@ -134,6 +134,17 @@ describe('ads-appdb copy: secrets, identity, refusals of its own', function () {
       2,
       /^ads-appdb: cannot write the target postgres:\/\/postgres:\*\*\*@.*: cannot execute CREATE TABLE in a read-only transaction \(nothing written: /,
     );
+    // an app database with nothing to migrate: its first write is refused, not its migrations (it exited 1); the
+    // same holds for a read-only SQLite file ("attempt to write a readonly database")
+    const app = await (await sharedPostgres()).createDatabase('readonly_app');
+    expect((await appdbCommand('copy', '--from', source, '--to', app)).code).to.equal(0);
+    await admin(app, `ALTER DATABASE "${app.slice(app.lastIndexOf('/') + 1)}" SET default_transaction_read_only = on`);
+    const replaced = await appdbCommand('copy', '--from', source, '--to', app, '--replace');
+    expect(replaced.code, replaced.stderr).to.equal(2);
+    expect(stderrLines(replaced)).to.have.length(2);
+    expect(stderrLines(replaced)[0]).to.match(/^ads-appdb: --replace: deleting what the target holds/);
+    expect(stderrLines(replaced)[1]).to.match(/^ads-appdb: cannot write the target postgres:\/\/postgres:\*\*\*@.*: cannot execute DELETE in a read-only transaction \(nothing written: /);
+    expectNoSecret(replaced);
   });
 
   it('refuses an app database the role may not read, as source and as target (exit 2), rather than taking it for a new one', async () => {

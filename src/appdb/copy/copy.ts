@@ -162,6 +162,8 @@ function removeMadeFile(file: string | null): void {
 
 /** SQLSTATE and SQLite codes of a target that refuses writes: read-only (a standby, a read-only file or role) or without the privilege. */
 const READ_ONLY_CODES = new Set(['25006', '42501', 'SQLITE_READONLY', 'SQLITE_READONLY_DBMOVED', 'SQLITE_READONLY_DIRECTORY', 'SQLITE_READONLY_RECOVERY', 'SQLITE_READONLY_ROLLBACK', 'SQLITE_CANTOPEN', 'SQLITE_PERM']);
+/** What a target that refuses writes lacks. */
+const WRITABLE = 'a writable database and a role that may create tables are needed';
 /** Codes of a lock wait that ran out: PostgreSQL lock_not_available, SQLite busy. */
 const LOCK_CODES = new Set(['55P03', 'SQLITE_BUSY']);
 
@@ -185,7 +187,7 @@ async function beginTarget(writer: TargetWriter, to: AppDbEndpoint, settings: Co
     await target.rollback();
     const code = errorCode(err);
     if (LOCK_CODES.has(code)) throw new CopyRefusal(`${endpointProblem(to, 'cannot lock', err)} (no write lock within ${settings.lockWaitMs / 1000} s: stop the servers on it first)`);
-    if (READ_ONLY_CODES.has(code)) throw new CopyRefusal(`${endpointProblem(to, 'cannot write', err)} (nothing written: a writable database and a role that may create tables are needed)`);
+    if (READ_ONLY_CODES.has(code)) throw new CopyRefusal(`${endpointProblem(to, 'cannot write', err)} (nothing written: ${WRITABLE})`);
     throw new CopyFailure(`${endpointProblem(to, 'the migrations failed on', err)}; rolled back, the target is as it was`);
   }
 }
@@ -222,6 +224,9 @@ async function copyInto(writer: TargetWriter, request: CopyRequest, source: Open
     return outcome;
   } catch (err) {
     await target.rollback();
+    // a SQLite file that opens for writing but refuses the first write (a read-only file with no migration to run,
+    // a file moved away): nothing was written, as when the migrations meet a read-only target
+    if (READ_ONLY_CODES.has(errorCode(err))) throw new CopyRefusal(`${endpointProblem(to, 'cannot write', err)} (nothing written: ${WRITABLE})`);
     if (err instanceof CopyFailure) throw new CopyFailure(`${err.message}; rolled back, the target is as it was`);
     if (err instanceof CopyRefusal || err instanceof CopyInterrupted) throw err;
     throw new CopyFailure(`the copy failed and was rolled back, the target is as it was: ${maskedText(oneLine(err), [...request.from.secrets, ...to.secrets])}`);
