@@ -12,7 +12,7 @@ export const USAGE = 'usage: ads-appdb copy --from <app database URL> --to <app 
 export interface CommandIo {
   readonly stdout: ProgressStream;
   readonly stderr: ProgressStream;
-  /** Aborted by SIGINT: a running copy rolls back. */
+  /** Aborted by SIGINT or SIGTERM (the reason names it): a running copy rolls back. */
   readonly signal?: AbortSignal;
   readonly cwd?: string;
 }
@@ -20,8 +20,8 @@ export interface CommandIo {
 /**
  * Runs `ads-appdb <argv>` and resolves with its exit code: 0 copied (or a dry run that would copy), 1 failed and
  * rolled back, 2 refused with nothing written (usage, an option given twice, URL, unreachable, not an app database,
- * schema, target holds data, read-only or locked target, missing folder, both naming one database), 130 interrupted
- * and rolled back (docs/deployment.md). Every refusal or failure is one line on standard error, secrets masked.
+ * schema, target holds data, read-only or locked target, missing folder, both naming one database), 130 (SIGINT) or
+ * 143 (SIGTERM) interrupted and rolled back (docs/deployment.md). Every refusal or failure is one line on standard error, secrets masked.
  */
 export async function runAppDbCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const fail = (line: string, code: number): number => {
