@@ -166,6 +166,8 @@ describe('ads-appdb copy: secrets, identity, refusals of its own', function () {
       expectRefusal(await appdbCommand('copy', '--from', source, '--to', `sqlite:${missing}`, ...extra), 2, /^ads-appdb: the target sqlite:.*app\.sqlite: its folder .*no-such-folder does not exist \(it is not made: make it first\)$/);
     }
     expect(fs.existsSync(path.dirname(missing))).to.equal(false);
+    // a path with a line break is still one line
+    expectRefusal(await appdbCommand('copy', '--from', source, '--to', `sqlite:${path.join(folder.dir, 'no\nfolder', 'app.sqlite')}`), 2, /^ads-appdb: the target sqlite:.*no\\nfolder\/app\.sqlite: its folder .*no\\nfolder does not exist/);
     // a symbolic link to no file: the link stays, and no file is made where it points
     const dangling = path.join(folder.dir, 'dangling.sqlite');
     fs.symlinkSync(path.join(folder.dir, 'nowhere.sqlite'), dangling);

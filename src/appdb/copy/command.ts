@@ -25,7 +25,7 @@ export interface CommandIo {
  */
 export async function runAppDbCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const fail = (line: string, code: number): number => {
-    io.stderr.write(`ads-appdb: ${line}\n`);
+    io.stderr.write(`ads-appdb: ${oneLineOf(line)}\n`);
     return code;
   };
   let parsed;
@@ -68,8 +68,8 @@ export async function runAppDbCommand(argv: readonly string[], io: CommandIo): P
       dryRun: values['dry-run'] === true,
     };
     await copyAppDatabase(request, {
-      out: (line) => io.stdout.write(`${line}\n`),
-      warn: (line) => io.stderr.write(`ads-appdb: ${line}\n`),
+      out: (line) => io.stdout.write(`${oneLineOf(line)}\n`),
+      warn: (line) => io.stderr.write(`ads-appdb: ${oneLineOf(line)}\n`),
       progress: streamProgress(io.stderr),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
     });
@@ -79,4 +79,9 @@ export async function runAppDbCommand(argv: readonly string[], io: CommandIo): P
     // not a refusal the copy names itself: no detail beyond the error's first line, which carries no URL
     return fail(`unexpected failure, nothing committed: ${maskedText(oneLine(err))}`, 1);
   }
+}
+
+/** `line` as one line: a line break or other control character in it (a path may hold one) written as `\n`, `\u0007`. */
+function oneLineOf(line: string): string {
+  return line.replace(/[\u0000-\u001f\u007f]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }
