@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
+import { maskedUrl, readableUrl, urlSecrets } from './common/secrets.js';
 import { tracingConfig, type TracingConfig } from './telemetry/tracing-config.js';
 import { DEFAULT_TENANT_HANDLES_MAX } from './tenants/handle-pool.js';
 import { SLUG_PATTERN } from './tenants/tenants.js';
@@ -245,7 +246,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
       return raw.replace(/\/+$/, '');
     } catch {
-      problems.push(`${name} must be an http(s) URL (got "${raw}")`);
+      problems.push(`${name} must be an http(s) URL (got "${maskedUrl(raw)}")`);
       return fallback;
     }
   };
@@ -378,7 +379,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
     tracing: tracingConfig(text, problems),
   };
   for (const origin of config.corsOrigins) {
-    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must be origins like https://host:port (got "${origin}")`);
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must be origins like https://host:port (got "${maskedUrl(origin)}")`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
@@ -487,8 +488,8 @@ function authConfig(
       parsed = null;
     }
     const secure = parsed !== null && (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)));
-    if (parsed === null || !secure || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '') {
-      problems.push(`OIDC_ISSUER must be an https URL without query or fragment (http only on a loopback host) (got "${issuer}")`);
+    if (parsed === null || !secure || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '') {
+      problems.push(`OIDC_ISSUER must be an https URL without query or fragment (http only on a loopback host) (got "${maskedUrl(issuer)}")`);
     }
   }
   const audience = text('OIDC_AUDIENCE');
@@ -508,18 +509,24 @@ function authConfig(
   };
 }
 
-const SSL_MODES = new Set(['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify']);
+/** Secrets shorter than this are not masked where they stand alone in a text: `1` would mask every digit. */
+const MIN_MASKED_SECRET = 4;
 
-/** An app database URL as it may be shown: its password, when it has one, replaced by `***`. */
-export function maskedAppDbUrl(raw: string): string {
-  let url: URL | null = null;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = null;
-  }
-  return url === null ? raw.replace(/:[^:@/]*@/, ':***@') : (url.password === '' ? url : Object.assign(new URL(url.href), { password: '***' })).href;
+/**
+ * The configuration's secrets as they may stand alone in a driver's or SDK's message (a password, a key file's path
+ * given as `sslkey`, a token): the log masks each wherever it appears (docs/configuration.md#secrets).
+ */
+export function configSecrets(config: Config): string[] {
+  const secrets = [
+    ...(config.appDb.kind === 'postgres' ? urlSecrets(config.appDb.url) : []),
+    config.s3.secretKey,
+    config.githubToken,
+    config.anthropicApiKey,
+  ];
+  return secrets.filter((secret): secret is string => secret !== null && secret.length >= MIN_MASKED_SECRET);
 }
+
+const SSL_MODES = new Set(['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify']);
 
 /**
  * One app database URL read as APP_DB_URL is (relative SQLite paths against `cwd`), for programs that name app
@@ -550,14 +557,12 @@ function appDbConfig(
 ): AppDbConfig {
   if (raw === null) return { kind: 'sqlite', path: defaultFile, ...sizes };
   if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return { kind: 'sqlite', path: dir(raw.slice('sqlite:'.length)), ...sizes };
-  let url: URL | null = null;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = null;
-  }
+  const url = readableUrl(raw);
   if (url === null || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') || url.hostname === '' || url.pathname.length <= 1) {
-    problems.push(`${name} must be sqlite:<path> or postgres://user:password@host:port/database (got "${maskedAppDbUrl(raw)}")`);
+    // a password holding a reserved character unencoded (`/`, `?`, `#`, `@`) makes the URL unreadable: it is not echoed
+    // (a path without `sqlite:` is no URL either, but percent-encoding is no help there)
+    const hint = url === null && /^postgres(ql)?:/i.test(raw) ? '; percent-encode reserved characters in the user name and password (/ as %2F)' : '';
+    problems.push(`${name} must be sqlite:<path> or postgres://user:password@host:port/database (got "${maskedUrl(raw)}"${hint})`);
     return { kind: 'sqlite', path: defaultFile, ...sizes };
   }
   const sslmode = url.searchParams.get('sslmode');

@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { maskedText } from './common/secrets.js';
 import { traceLogFields } from './tracing.js';
 
 /** The structured logger used everywhere (pino; JSON lines on stdout). */
@@ -63,18 +64,73 @@ class TurnLines {
   }
 }
 
+/** Fields (at the top of a line or one level down) whose values are secrets: written as `***` whatever they hold. */
+const SECRET_FIELDS = ['password', 'secretKey', 'accessKey', 'token', 'apiKey', 'authorization'];
+const SECRET_FIELD_SET: ReadonlySet<string> = new Set(SECRET_FIELDS);
+/** How deep masking looks into a field's objects and arrays (an error's own fields, its aggregated errors). */
+const MASK_DEPTH = 6;
+
+/**
+ * `value` with every URL in its strings masked (maskedText) and fields named as secrets `***`, read as
+ * JSON.stringify reads it (`toJSON` where there is one, else own enumerable fields) down to MASK_DEPTH.
+ */
+function maskedValue(value: unknown, secrets: readonly string[], depth = 0): unknown {
+  if (typeof value === 'string') return maskedText(value, secrets);
+  if (value === null || typeof value !== 'object' || depth >= MASK_DEPTH || ArrayBuffer.isView(value)) return value;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return maskedValue(toJSON.call(value), secrets, depth + 1);
+  if (Array.isArray(value)) return value.map((item) => maskedValue(item, secrets, depth + 1));
+  const masked: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) masked[key] = SECRET_FIELD_SET.has(key) ? '***' : maskedValue(field, secrets, depth + 1);
+  return masked;
+}
+
+/**
+ * An `err` field as pino writes it (message, stack, type, the error's own fields such as a URL error's `input`, and
+ * an AggregateError's errors), with every URL in every string of it masked (src/common/secrets.ts): a driver's or
+ * SDK's error may repeat a URL with its password or a signed query.
+ */
+function maskedError(err: unknown, secrets: readonly string[]): unknown {
+  if (typeof err === 'string') return maskedText(err, secrets);
+  return maskedValue(pino.stdSerializers.err(err as Error) as unknown, secrets);
+}
+
+/** The fields of a line but `err` (maskedError masks that), masked as maskedValue does. */
+function maskedFields(fields: Record<string, unknown>, secrets: readonly string[]): Record<string, unknown> {
+  const masked: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) masked[key] = key === 'err' ? value : maskedValue(value, secrets);
+  return masked;
+}
+
 /**
  * Creates the root logger at `level`; `silent` for tests that do not want output. JSON lines on stdout, gathered
  * per turn of the event loop and written when it ends (`TurnLines`), so that the lines of a process killed with
  * SIGKILL are lost at most for its last turn. With `traceIds` (tracing configured), a line written inside a trace
  * carries its `trace_id` and `span_id`; without, lines cost nothing more. Lines are stamped from `now` (ms since
- * the epoch), `Date.now` unless a test sets the time.
+ * the epoch), `Date.now` unless a test sets the time. Secrets are masked before a line is written: fields named as
+ * secrets (SECRET_FIELDS), URLs in every string of a line (its message, its fields and its `err` included), and each
+ * of `secrets` (the configuration's: configSecrets) wherever it stands.
  */
 export function createLogger(
   level: pino.LevelWithSilent,
-  { traceIds = false, now = Date.now }: { traceIds?: boolean; now?: () => number } = {},
+  { traceIds = false, now = Date.now, secrets = [] }: { traceIds?: boolean; now?: () => number; secrets?: readonly string[] } = {},
 ): Logger {
-  const options: pino.LoggerOptions = { level, base: { service: 'analytics-desk-server' }, timestamp: isoTime(now) };
+  const options: pino.LoggerOptions = {
+    level,
+    base: { service: 'analytics-desk-server' },
+    timestamp: isoTime(now),
+    serializers: { err: (err: unknown) => maskedError(err, secrets) },
+    formatters: { log: (fields) => maskedFields(fields, secrets) },
+    hooks: {
+      // the message and its interpolated values; an error logged without a message gives it its own, masked too
+      logMethod(args, method) {
+        const masked = args.map((arg, i) => (i > 0 || typeof arg === 'string' ? maskedValue(arg, secrets) : arg)) as Parameters<typeof method>;
+        if (args[0] instanceof Error && typeof args[1] !== 'string') masked.splice(1, 0, maskedText(args[0].message, secrets));
+        method.apply(this, masked);
+      },
+    },
+    redact: { paths: SECRET_FIELDS.flatMap((field) => [field, `*.${field}`]), censor: '***' },
+  };
   if (traceIds) options.mixin = traceLogFields;
   return level === 'silent' ? pino(options) : pino(options, new TurnLines(1));
 }

@@ -3,7 +3,8 @@ import './node-version.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppDbMigrationError } from './appdb/app-database.js';
-import { ConfigError, loadConfig } from './config.js';
+import { maskedText } from './common/secrets.js';
+import { ConfigError, configSecrets, loadConfig } from './config.js';
 import { generateDemo } from './demo/generate.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
@@ -24,18 +25,23 @@ function hasTenantFiles(klsDir: string): boolean {
   }
 }
 
+/** The configuration's secrets (configSecrets), masked in the log and in the `failed to start:` line. */
+let secrets: string[] = [];
+
 async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
+      // the URL settings are masked where they are read; any other value that holds a URL is masked here
+      process.stderr.write(`${maskedText(err.message)}\n`);
       process.exit(2);
     }
     throw err;
   }
-  const log = createLogger(config.logLevel, { traceIds: config.tracing !== null });
+  secrets = configSecrets(config);
+  const log = createLogger(config.logLevel, { traceIds: config.tracing !== null, secrets });
   // Before anything opens a connection: the instrumentations patch http and pg (docs/decisions/0012-tracing-starts-in-main.md).
   const tracing = await startTracing(config.tracing, log);
   if (config.demo && !hasTenantFiles(config.klsDir)) {
@@ -64,16 +70,24 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
+// An error nothing caught (a rejection nobody awaited included) ends the process with exit 1 as Node's own handler
+// does, but printed masked: Node prints the error whole, its stack and fields (a driver's `path`) in clear.
+process.on('uncaughtException', (err: unknown) => {
+  const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`crashed: ${maskedText(text, secrets)}\n`);
+  process.exit(1);
+});
+
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
+    process.stderr.write(`${maskedText(err.message)}\n`);
     process.exit(2);
   }
   if (err instanceof AppDbMigrationError) {
     // not "unreachable, trying again": this version cannot use the database as it is (docs/deployment.md)
-    process.stderr.write(`failed to start: ${err.message}\n`);
+    process.stderr.write(`failed to start: ${maskedText(err.message, secrets)}\n`);
     process.exit(3);
   }
-  process.stderr.write(`failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`failed to start: ${maskedText(err instanceof Error ? err.message : String(err), secrets)}\n`);
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 import { createLocalJWKSet, errors, jwtVerify, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters, type JWTPayload, type LocalJWKSet } from 'jose';
+import { maskedUrl } from '../common/secrets.js';
 import { LOOPBACK_HOSTS, type AuthConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { tenantScopeOf } from '../tenants/tenants.js';
@@ -81,11 +82,11 @@ export async function createOidcVerifier(settings: OidcSettings, log: Logger, ti
     try {
       await keys.reload();
     } catch (err) {
-      throw new IssuerUnusable(`the keys at ${jwksUri} could not be read: ${reasonOf(err)}`, false);
+      throw new IssuerUnusable(`the keys at ${maskedUrl(jwksUri)} could not be read: ${reasonOf(err)}`, false);
     }
   });
   keys.guard();
-  log.info({ issuer: settings.issuer, jwksUri }, 'OpenID provider ready; bearer tokens required');
+  log.info({ issuer: settings.issuer, jwksUri: maskedUrl(jwksUri) }, 'OpenID provider ready; bearer tokens required');
 
   // A browser sends the same token with every request until it expires: its signature (about 0.1 ms of CPU
   // with RS256, as much as the rest of a small request) is checked once, and the caller it describes is
@@ -204,7 +205,7 @@ async function readDiscovery(issuer: string, timeoutMs: number): Promise<string>
     throw new IssuerUnusable(`the discovery document at ${url} has no valid jwks_uri`, true);
   }
   if (jwksUri.protocol !== 'https:' && !(jwksUri.protocol === 'http:' && LOOPBACK_HOSTS.has(jwksUri.hostname))) {
-    throw new IssuerUnusable(`the jwks_uri ${jwksUri.href} of ${url} is not https`, true);
+    throw new IssuerUnusable(`the jwks_uri ${maskedUrl(jwksUri.href)} of ${url} is not https`, true);
   }
   return jwksUri.href;
 }
@@ -288,7 +289,7 @@ class ProviderKeys {
       this.fetchedAt = now;
     } catch (err) {
       if (!this.guarded) throw err;
-      this.log.warn({ url: this.url, err: (err as Error).message }, 'signing keys could not be fetched; the keys fetched before stay in use');
+      this.log.warn({ url: maskedUrl(this.url), err: (err as Error).message }, 'signing keys could not be fetched; the keys fetched before stay in use');
     }
   }
 }

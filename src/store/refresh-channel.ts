@@ -92,13 +92,25 @@ export class RefreshChannel {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new this.pgModule.Client({
-      connectionString: this.url,
-      application_name: 'analytics-desk-server store refresh',
-      connectionTimeoutMillis: this.deadlineMs,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    });
+    let client: pg.Client;
+    try {
+      client = new this.pgModule.Client({
+        connectionString: this.url,
+        application_name: 'analytics-desk-server store refresh',
+        connectionTimeoutMillis: this.deadlineMs,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 10_000,
+      });
+    } catch (err) {
+      // node-postgres reads the URL's sslcert, sslkey and sslrootcert files here: one it cannot read is thrown, not
+      // reported by connect; uncaught, it ended the process
+      if (!this.missed) this.log.warn({ err: (err as Error).message }, 'store refresh: no connection to the app database; connecting again');
+      this.missed = true;
+      this.timer = setTimeout(() => void this.connect(), this.delayMs);
+      this.timer.unref();
+      this.delayMs = Math.min(this.delayMs * 2, RECONNECT_DELAYS_MS.last);
+      return;
+    }
     client.on('notification', (message) => this.heard(message));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, null));

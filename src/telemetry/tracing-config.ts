@@ -1,3 +1,5 @@
+import { maskedUrl } from '../common/secrets.js';
+
 /** What the server decides itself of the OTEL_* variables (docs/configuration.md, "Tracing"); the SDK's exporters read the rest. */
 export interface TracingConfig {
   /** OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL: how spans are sent. */
@@ -75,7 +77,7 @@ export function tracingConfig(text: (name: string) => string | null, problems: s
     const raw = text(name);
     if (raw === null) continue;
     endpoint = true;
-    if (!isHttpUrl(raw)) problems.push(`${name} must be an http(s) URL (got "${raw}")`);
+    if (!isHttpUrl(raw)) problems.push(`${name} must be an http(s) URL (got "${maskedUrl(raw)}")`);
   }
   if (disabled || exporter === 'none' || (!endpoint && exporter !== 'otlp')) return null;
   return {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
+import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { appdbCommand, bulkAppDatabase, postgresContent, spawnAppdbCommand } from '../helpers/appdb-copy.js';
@@ -57,6 +58,25 @@ describe('ads-appdb copy: interrupted, and from a database in use', function () 
     const next = await appdbCommand('copy', '--from', small, '--to', target.url, '--replace');
     expect(next.code, next.stderr).to.equal(0);
   });
+
+  // a copy between two SQLite files never waits for I/O: the signal's handler must still run before it commits
+  for (const { signals, code, line } of [
+    { signals: ['SIGINT'], code: 130, line: 'ads-appdb: interrupted: the copy was rolled back, the target is as it was' },
+    { signals: ['SIGTERM'], code: 143, line: 'ads-appdb: terminated (SIGTERM): the copy was rolled back, the target is as it was' },
+    { signals: ['SIGINT', 'SIGINT'], code: 130, line: null },
+  ] as const) {
+    it(`leaves no file when a copy into a new SQLite file is stopped by ${signals.join(' and ')} (exit ${code})`, async () => {
+      const target = path.join(folder.dir, `new-${signals.join('-')}.sqlite`);
+      const copy = spawnAppdbCommand(['copy', '--from', bulk, '--to', `sqlite:${target}`]);
+      await copy.lineMatching(midCells);
+      for (const signal of signals) copy.child.kill(signal);
+      const ended = await copy.done;
+      expect(ended.code, ended.stderr).to.equal(code);
+      expect(ended.stdout).not.to.include('copied');
+      if (line !== null) expect(ended.stderr.trim().split('\n').at(-1)).to.equal(line);
+      expect(fs.readdirSync(folder.dir).filter((name) => name.startsWith(path.basename(target)))).to.deep.equal([]);
+    });
+  }
 
   describe('from the SQLite file of a server that keeps writing', () => {
     let data: SharedData;

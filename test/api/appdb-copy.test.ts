@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fs from 'node:fs';
 import path from 'node:path';
 import { appdbCommand, fillThroughApi, readEverything } from '../helpers/appdb-copy.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -48,6 +49,7 @@ describe('ads-appdb copy: SQLite to PostgreSQL and back, through the API', funct
     for (const [request, answer] of answersBefore) expect(answersAfter.get(request), request).to.equal(answer);
 
     // the reverse: PostgreSQL into a new SQLite file gives the same answers again
+    fs.mkdirSync(path.join(folder.dir, 'back'));
     const backUrl = `sqlite:${path.join(folder.dir, 'back', 'app.sqlite')}`;
     const back = await appdbCommand('copy', '--from', postgresUrl, '--to', backUrl);
     expect(back.code, back.stderr).to.equal(0);

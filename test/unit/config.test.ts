@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import path from 'node:path';
-import { APP_DB_DEFAULT_SIZES, ConfigError, loadConfig } from '../../src/config.js';
+import { APP_DB_DEFAULT_SIZES, ConfigError, configSecrets, loadConfig } from '../../src/config.js';
 
 describe('loadConfig', () => {
   it('applies the defaults of docs/configuration.md and switches the demo on', () => {
@@ -121,6 +121,56 @@ describe('loadConfig', () => {
       expect(message, bad).not.to.include('s3cret');
     }
     expect(() => loadConfig({ APP_DB_POOL: '0' })).to.throw(ConfigError, /APP_DB_POOL/);
+  });
+
+  it('never shows a secret of a URL setting in the error line: query passwords, unparsable URLs, passwords with reserved characters', () => {
+    const messageOf = (env: Record<string, string>): string => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return '';
+    };
+    const unparsable = messageOf({ APP_DB_URL: 'postgres://u@h:99999/x?password=s3cret' });
+    expect(unparsable).to.equal('invalid configuration: APP_DB_URL must be sqlite:<path> or postgres://user:password@host:port/database (got "postgres:***"; percent-encode reserved characters in the user name and password (/ as %2F))');
+    // a password with an unencoded `/` is refused, not echoed, with the way to write it
+    const slash = messageOf({ APP_DB_URL: 'postgres://desk:ab/s3cret@db.example/desk' });
+    expect(slash).to.match(/APP_DB_URL .*\(got "postgres:\*\*\*"; percent-encode reserved characters .*%2F\)\)$/);
+    expect(messageOf({ APP_DB_URL: 'postgres://desk:123/s3cret@db.example/desk' })).to.match(/got "postgres:\*\*\*"/);
+    // a path without `sqlite:` is refused without the advice on passwords, which would mislead
+    expect(messageOf({ APP_DB_URL: '/var/lib/desk/app.sqlite' })).to.equal('invalid configuration: APP_DB_URL must be sqlite:<path> or postgres://user:password@host:port/database (got "***")');
+    // the secrets the log masks wherever they stand: the URL's password and credential parameters, the keys and
+    // tokens; none shorter than 4 characters (`1` would mask every digit)
+    const secrets = configSecrets(
+      loadConfig({ APP_DB_URL: 'postgres://desk:pa%2Fss@db.example/desk?sslkey=/etc/desk/client.key&sslpassword=abc', S3_SECRET_KEY: 'minio-secret', GITHUB_TOKEN: 'ghp_token', ANTHROPIC_API_KEY: 'sk-ant-key' }),
+    );
+    expect(secrets).to.have.members(['pa%2Fss', 'pa%252Fss', 'pa/ss', '/etc/desk/client.key', '%2Fetc%2Fdesk%2Fclient.key', 'minio-secret', 'ghp_token', 'sk-ant-key']);
+    expect(configSecrets(loadConfig({}))).to.deep.equal([]);
+    // encoded, it is read
+    expect(loadConfig({ APP_DB_URL: 'postgres://desk:ab%2Fs3cret@db.example/desk' }).appDb.kind).to.equal('postgres');
+    const query = messageOf({ APP_DB_URL: 'postgres://u@db.example/desk?password=s3cret&sslmode=sometimes' });
+    expect(query).to.match(/APP_DB_URL sslmode must be one of/);
+    const others = messageOf({
+      KLS_MODE: 'store',
+      S3_BUCKET: 'kls',
+      S3_ENDPOINT: 'ftp://key:s3cret@minio.example',
+      GITHUB_API_URL: 'https://api.example/?token=s3cret&x=',
+      ANTHROPIC_BASE_URL: 'http://u:s3cret@[::1',
+      CORS_ORIGINS: 'https://u:s3cret@ui.example/desk',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://u:s3cret@collector.example',
+      AUTH_MODE: 'oidc',
+      OIDC_ISSUER: 'https://idp.example/?client_secret=s3cret',
+      OIDC_AUDIENCE: 'desk',
+    });
+    for (const name of ['S3_ENDPOINT', 'ANTHROPIC_BASE_URL', 'CORS_ORIGINS', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OIDC_ISSUER']) expect(others).to.include(name);
+    for (const message of [unparsable, slash, query, others]) expect(message).not.to.include('s3cret');
+    expect(others).to.include('(got "ftp://key:***@minio.example/")');
+    expect(others).to.include('(got "https://idp.example/?client_secret=***")');
+    // an issuer with a password and no user name is refused too (it would be logged at start)
+    const issuer = messageOf({ AUTH_MODE: 'oidc', OIDC_ISSUER: 'https://:s3cret@idp.example', OIDC_AUDIENCE: 'desk' });
+    expect(issuer).to.include('OIDC_ISSUER must be an https URL without query or fragment');
+    expect(issuer).not.to.include('s3cret');
   });
 
   it('starts a desk without sign-in beyond loopback only with ALLOWED_HOSTS, saying why in one line', () => {

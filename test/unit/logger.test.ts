@@ -51,6 +51,27 @@ const turn = () => {
 turn();
 `;
 
+/** A process that logs secrets: fields named as secrets, and errors whose messages carry URLs with passwords. */
+const SECRETS = `
+import { createLogger } from ${JSON.stringify(path.join(root, 'src/logger.ts'))};
+const log = createLogger('info');
+log.info({ password: 's3cret', store: { secretKey: 's3cret', bucket: 'kls' } }, 'fields');
+log.error({ err: new Error('connect to postgres://desk:s3cret@db.example/desk?token=s3cret failed') }, 'an error');
+log.error({ err: 'no answer from postgres://desk@db.example:99999/desk?password=s3cret' }, 'a message');
+const inner = new Error('connect to postgres://desk:s3cret@db.example/desk failed');
+log.error({ err: new AggregateError([inner], 'every address failed') }, 'aggregate');
+const invalid = Object.assign(new TypeError('Invalid URL'), { code: 'ERR_INVALID_URL', input: 'postgres://desk:s3cret@db.example:99999/desk' });
+log.error({ err: invalid }, 'own field');
+log.error({ err: new Error('outer', { cause: inner }) }, 'cause');
+log.warn({ url: 'https://u:s3cret@minio.example/kls?X-Amz-Signature=s3cret', store: { endpoint: new URL('https://u:s3cret@minio.example/') } }, 'other fields');
+log.error(inner);
+log.info('listening at %s, database %s', 'http://127.0.0.1:8080', 'postgres://desk:s3cret@db.example/desk');
+// the configuration's secrets, wherever they stand alone
+const withSecrets = createLogger('info', { secrets: ['/etc/desk/client-s3cret.key', 's3cret-token'] });
+withSecrets.error({ err: new Error("ENOENT: no such file or directory, open '/etc/desk/client-s3cret.key'") }, 'app database not reachable');
+withSecrets.warn({ detail: 'Bad credentials for s3cret-token' }, 'token s3cret-token refused');
+`;
+
 describe('the logger', () => {
   it('writes every line of a burst intact and in order, the lines of a turn before the next turn, the last ones as the process exits', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', BURST], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -74,5 +95,30 @@ describe('the logger', () => {
     // the time is formatted once per millisecond, never kept longer
     expect(lines.map((line) => line.time)).to.deep.equal(['2026-11-23T16:00:00.000Z', '2026-11-23T16:00:00.000Z', '2026-11-23T16:00:00.001Z']);
     for (const line of lines) expect(line.service).to.equal('analytics-desk-server');
+  });
+
+  it('masks secrets before a line is written: fields named as secrets, URLs in the message and stack of an error', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SECRETS], { cwd: root, encoding: 'utf8' });
+    expect(run.status, run.stderr).to.equal(0);
+    expect(run.stdout).not.to.include('s3cret');
+    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+    expect(lines[0]).to.include({ password: '***' });
+    expect(lines[0]!['store']).to.deep.equal({ secretKey: '***', bucket: 'kls' });
+    expect(lines[1]!['err'].message).to.equal('connect to postgres://desk:***@db.example/desk?token=*** failed');
+    expect(lines[1]!['err'].stack).to.match(/^Error: connect to postgres:\/\/desk:\*\*\*@db\.example\/desk\?token=\*\*\* failed\n/);
+    expect(lines[2]!['err']).to.equal('no answer from postgres:***');
+    expect(lines[3]!['err'].aggregateErrors[0].message).to.equal('connect to postgres://desk:***@db.example/desk failed');
+    expect(lines[3]!['err'].aggregateErrors[0].stack).to.match(/^Error: connect to postgres:\/\/desk:\*\*\*@db\.example\/desk failed\n/);
+    expect(lines[4]!['err']).to.include({ code: 'ERR_INVALID_URL', input: 'postgres:***' });
+    expect(lines[5]!['err'].message).to.equal('outer: connect to postgres://desk:***@db.example/desk failed');
+    expect(lines[5]!['err'].stack).to.include('caused by: Error: connect to postgres://desk:***@db.example/desk failed');
+    expect(lines[6]).to.include({ url: 'https://u:***@minio.example/kls?X-Amz-Signature=***' });
+    expect(lines[6]!['store']).to.deep.equal({ endpoint: 'https://u:***@minio.example/' });
+    expect(lines[7]).to.include({ msg: 'connect to postgres://desk:***@db.example/desk failed' });
+    expect(lines[7]!['err'].message).to.equal('connect to postgres://desk:***@db.example/desk failed');
+    // a URL with nothing secret is written as it was
+    expect(lines[8]).to.include({ msg: 'listening at http://127.0.0.1:8080, database postgres://desk:***@db.example/desk' });
+    expect(lines[9]!['err'].message).to.equal("ENOENT: no such file or directory, open '***'");
+    expect(lines[10]).to.include({ detail: 'Bad credentials for ***', msg: 'token *** refused' });
   });
 });

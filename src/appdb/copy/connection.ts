@@ -26,10 +26,18 @@ export interface CopyConnection {
   /** Starts the read transaction every later read sees one snapshot of (SQLite: over WAL; PostgreSQL: REPEATABLE READ READ ONLY). */
   beginSnapshot(): Promise<void>;
   /**
-   * Starts the write transaction and holds off every other writer of `tables` until it ends (SQLite: BEGIN
-   * IMMEDIATE; PostgreSQL: LOCK TABLE … IN EXCLUSIVE MODE, reads go on), waiting at most `lockWaitMs`.
+   * What the database is, whatever URL reached it: SQLite the file's device and inode, PostgreSQL the cluster's
+   * system identifier and the database. Two connections with one identity reach one database.
    */
-  beginWrite(tables: readonly string[], lockWaitMs: number): Promise<void>;
+  identity(): Promise<string>;
+  /**
+   * Starts the write transaction the migrations and the copy run in, waiting at most `lockWaitMs` for locks from
+   * now to its end (SQLite: BEGIN IMMEDIATE, which holds off every other writer; PostgreSQL: the migrations'
+   * advisory lock).
+   */
+  beginWrite(lockWaitMs: number): Promise<void>;
+  /** Holds off every other writer of `tables` until the transaction ends (PostgreSQL: LOCK TABLE … IN EXCLUSIVE MODE, reads go on). */
+  lockTables(tables: readonly string[]): Promise<void>;
   commit(): Promise<void>;
   /** Rolls back the open transaction, if any; never throws. */
   rollback(): Promise<void>;

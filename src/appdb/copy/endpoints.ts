@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import path from 'node:path';
-import { ConfigError, maskedAppDbUrl, parseAppDbUrl, type AppDbConfig } from '../../config.js';
+import { maskedText, maskedUrl, urlSecrets } from '../../common/secrets.js';
+import { ConfigError, parseAppDbUrl, type AppDbConfig } from '../../config.js';
 import type { CopyConnection } from './connection.js';
 import { CopyRefusal, oneLine } from './failures.js';
 import { openPostgresCopyConnection } from './postgres-connection.js';
@@ -10,9 +10,9 @@ import { openSqliteCopyConnection } from './sqlite-connection.js';
 export interface AppDbEndpoint {
   readonly role: 'source' | 'target';
   readonly config: AppDbConfig;
-  /** As the command prints it: `sqlite:<absolute path>`, or the URL with its password masked. */
+  /** As the command prints it: `sqlite:<absolute path>`, or the URL with its secrets masked (maskedUrl). */
   readonly shown: string;
-  /** The URL's password (as written and decoded), masked in every message the command prints. */
+  /** The URL's password and credential parameters (as written, encoded and decoded), masked in every message the command prints. */
   readonly secrets: readonly string[];
 }
 
@@ -26,47 +26,17 @@ export function appDbEndpoint(role: 'source' | 'target', option: string, raw: st
     throw err;
   }
   if (config.kind === 'sqlite') return { role, config, shown: `sqlite:${config.path}`, secrets: [] };
-  const password = new URL(config.url).password;
-  const secrets = password === '' ? [] : [password, safeDecode(password)];
-  return { role, config, shown: maskedAppDbUrl(config.url), secrets };
+  return { role, config, shown: maskedUrl(config.url), secrets: urlSecrets(config.url) };
 }
 
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-/** True when both ends name the same database (the same SQLite file, or the same PostgreSQL host, port and database). */
-export function sameDatabase(a: AppDbEndpoint, b: AppDbEndpoint): boolean {
-  if (a.config.kind === 'sqlite' && b.config.kind === 'sqlite') return realPath(a.config.path) === realPath(b.config.path);
-  if (a.config.kind === 'postgres' && b.config.kind === 'postgres') {
-    const where = (url: URL): string => `${url.hostname.toLowerCase()}:${url.port === '' ? '5432' : url.port}${decodeURIComponent(url.pathname)}`;
-    return where(new URL(a.config.url)) === where(new URL(b.config.url));
-  }
-  return false;
-}
-
-function realPath(file: string): string {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return path.resolve(file);
-  }
-}
-
-/** The endpoint's error as one line naming it, with its password masked. */
+/** The endpoint's error as one line naming it, with its secrets and any URL in it masked. */
 export function endpointProblem(endpoint: AppDbEndpoint, what: string, err: unknown): string {
-  let line = oneLine(err);
-  for (const secret of endpoint.secrets) if (secret !== '') line = line.split(secret).join('***');
-  return `${what} the ${endpoint.role} ${endpoint.shown}: ${line}`;
+  return `${what} the ${endpoint.role} ${endpoint.shown}: ${maskedText(oneLine(err), endpoint.secrets)}`;
 }
 
 /**
- * The copy's connection to an endpoint: a source read-only, a target read-write (a SQLite target must exist: the
- * migrations make it first). A CopyRefusal when the database cannot be reached or opened.
+ * A connection to look at an endpoint (a SQLite file that exists; read-only for a source, and for a target before
+ * the copy writes it: target-writer.ts opens that). A CopyRefusal when the database cannot be reached or opened.
  */
 export async function connectTo(endpoint: AppDbEndpoint, options: { readonly: boolean }): Promise<CopyConnection> {
   const { config } = endpoint;

@@ -1,6 +1,6 @@
 /*
  * How a copy ends when it does not copy, each with its exit code (docs/deployment.md): refused before anything was
- * written (2), failed and rolled back (1), interrupted by SIGINT and rolled back (130). Each message is one line
+ * written (2), failed and rolled back (1), interrupted by SIGINT or SIGTERM and rolled back (130, 143). Each message is one line
  * with no password in it.
  */
 
@@ -14,11 +14,15 @@ export class CopyFailure extends Error {
   readonly exitCode = 1;
 }
 
-/** SIGINT during the copy; its transaction was rolled back (exit 130, as a shell reports an interrupted program). */
+/**
+ * SIGINT or SIGTERM during the copy; its transaction was rolled back (exit 130 or 143, 128 and the signal's number,
+ * as a shell reports a program the signal ended).
+ */
 export class CopyInterrupted extends Error {
-  readonly exitCode = 130;
-  constructor() {
-    super('interrupted: the copy was rolled back, the target is as it was');
+  readonly exitCode: number;
+  constructor(signal: 'SIGINT' | 'SIGTERM' = 'SIGINT') {
+    super(`${signal === 'SIGINT' ? 'interrupted' : 'terminated (SIGTERM)'}: the copy was rolled back, the target is as it was`);
+    this.exitCode = signal === 'SIGINT' ? 130 : 143;
   }
 }
 

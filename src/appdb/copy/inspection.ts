@@ -11,6 +11,8 @@ export interface OpenSource {
   readonly connection: CopyConnection;
   readonly shapes: readonly TableShape[];
   readonly counts: ReadonlyMap<string, number>;
+  /** What the database is (CopyConnection.identity). */
+  readonly identity: string;
   /** Ends the snapshot and closes the connection. */
   close(): Promise<void>;
 }
@@ -28,7 +30,9 @@ export async function openSource(from: AppDbEndpoint): Promise<OpenSource> {
   try {
     let tables: string[];
     let applied: string[] | null;
+    let identity: string;
     try {
+      identity = await connection.identity();
       await connection.beginSnapshot();
       tables = await connection.tableNames();
       applied = await appliedMigrations(connection);
@@ -38,7 +42,7 @@ export async function openSource(from: AppDbEndpoint): Promise<OpenSource> {
     const problem = sourceSchemaProblem(schemaStanding(applied), tables, from.shown);
     if (problem !== null) throw problem;
     const shapes = await tableShapes(connection, `the source ${from.shown}`);
-    return { connection, shapes, counts: await tableCounts(connection, tables), close };
+    return { connection, shapes, counts: await tableCounts(connection, tables), identity, close };
   } catch (err) {
     await close();
     throw err;
@@ -48,6 +52,8 @@ export async function openSource(from: AppDbEndpoint): Promise<OpenSource> {
 /** What the target holds before the copy: nothing yet (a SQLite file not there), or its schema's standing and row counts. */
 export interface TargetState {
   readonly exists: boolean;
+  /** What the database is (CopyConnection.identity); null for a SQLite file not there yet. */
+  readonly identity: string | null;
   readonly standing: SchemaStanding;
   readonly counts: ReadonlyMap<string, number>;
 }
@@ -70,13 +76,15 @@ export function describeData(counts: ReadonlyMap<string, number>): string {
  */
 export async function inspectTarget(to: AppDbEndpoint): Promise<TargetState> {
   const empty = new Map(COPIED_TABLES.map((t) => [t.name, 0]));
-  if (to.config.kind === 'sqlite' && !fs.existsSync(to.config.path)) return { exists: false, standing: { kind: 'none' }, counts: empty };
+  if (to.config.kind === 'sqlite' && !fs.existsSync(to.config.path)) return { exists: false, identity: null, standing: { kind: 'none' }, counts: empty };
   const connection = await connectTo(to, { readonly: true });
   try {
     let tables: string[];
     let applied: string[] | null;
     let counts: Map<string, number>;
+    let identity: string;
     try {
+      identity = await connection.identity();
       tables = await connection.tableNames();
       applied = await appliedMigrations(connection);
       counts = await tableCounts(connection, tables);
@@ -86,7 +94,7 @@ export async function inspectTarget(to: AppDbEndpoint): Promise<TargetState> {
     const standing = schemaStanding(applied);
     const problem = targetSchemaProblem(standing, tables, to.shown);
     if (problem !== null) throw problem;
-    return { exists: true, standing, counts };
+    return { exists: true, identity, standing, counts };
   } finally {
     await connection.close();
   }

@@ -13,6 +13,9 @@ const MAX_ROWS_PER_INSERT = 1000;
 /** The table `name` of the connection's current schema, as a regclass expression over parameter `$1`. */
 const TABLE_OF_PARAMETER = `to_regclass(quote_ident(current_schema()) || '.' || quote_ident($1))`;
 
+/** Key of the advisory lock the server takes to run its migrations (app-database.ts): the copy's migrations take it too. */
+const MIGRATION_LOCK = 741_852_963_001;
+
 /**
  * The copy's connection to a PostgreSQL app database: the URL goes to node-postgres as it is, as the server's
  * does, so its `sslmode` and every other parameter hold.
@@ -22,6 +25,16 @@ export async function openPostgresCopyConnection(url: string, applicationName: s
   // a connection lost while idle is reported by the next query; without a listener it would end the process
   client.on('error', () => undefined);
   await client.connect();
+  return postgresCopyConnection(client, async () => {
+    await client.end().catch(() => undefined);
+  });
+}
+
+/**
+ * The copy's connection over a connected node-postgres client (the target's is the one its migrations run on, so
+ * that they are part of the copy's transaction); `close` ends it.
+ */
+export function postgresCopyConnection(client: pg.ClientBase, close: () => Promise<void>): CopyConnection {
   let inTransaction = false;
   let cursors = 0;
   const rows = async (text: string, values: unknown[] = []): Promise<Record<string, unknown>[]> => (await client.query(text, values)).rows as Record<string, unknown>[];
@@ -29,7 +42,11 @@ export async function openPostgresCopyConnection(url: string, applicationName: s
   return {
     kind: 'postgres',
     async tableNames() {
-      const found = await rows(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`);
+      // the catalog, not information_schema, which lists only the tables the role holds a privilege on: an app
+      // database the role may not read would pass for an empty one
+      const found = await rows(
+        `SELECT c.relname AS table_name FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') ORDER BY c.relname`,
+      );
       return found.map((r) => String(r['table_name']));
     },
     async describe(table): Promise<CatalogTable | null> {
@@ -53,10 +70,21 @@ export async function openPostgresCopyConnection(url: string, applicationName: s
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       inTransaction = true;
     },
-    async beginWrite(tables, lockWaitMs) {
+    async identity() {
+      // the cluster (its system identifier, the same whatever host name or address reaches it) and the database;
+      // a role that may not read pg_control_system() falls back to the postmaster's start time
+      const cluster = await rows('SELECT system_identifier::text AS id FROM pg_control_system()').catch(async () => rows(`SELECT pg_postmaster_start_time()::text AS id`));
+      const database = await rows('SELECT oid::text AS oid, current_database() AS name FROM pg_database WHERE datname = current_database()');
+      return `postgres ${String(cluster[0]!['id'])} ${String(database[0]!['oid'])} ${String(database[0]!['name'])}`;
+    },
+    async beginWrite(lockWaitMs) {
       await client.query('BEGIN');
       inTransaction = true;
       await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockWaitMs))}`);
+      // one migration at a time, as instances starting together take turns
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    },
+    async lockTables(tables) {
       await client.query(`LOCK TABLE ${tables.map(quoted).join(', ')} IN EXCLUSIVE MODE`);
     },
     async commit() {
@@ -122,8 +150,6 @@ export async function openPostgresCopyConnection(url: string, applicationName: s
         await client.query(`SELECT setval($1::regclass, COALESCE(${highest}, 1), ${highest} IS NOT NULL)`, [column['sequence']]);
       }
     },
-    async close() {
-      await client.end().catch(() => undefined);
-    },
+    close,
   };
 }
