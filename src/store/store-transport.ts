@@ -119,22 +119,19 @@ export class StoreTransport {
     // a timer of its own: Node sets a request's socket timeout only once the socket is connected, so it cannot bound
     // the connect (a name that does not resolve, a host that drops the SYN), and the agent's own socket timeout
     // (the global agent's 5 s) would end it at another time than STORE_CONNECT_TIMEOUT_MS
-    connectTimer = setTimeout(() => {
-      afterPendingReads(() => {
-        if (phase === 'connect' && this.open.has(req)) this.cut(req, new StoreTimeoutError('connect', connectMs));
-      });
-    }, connectMs);
+    connectTimer = limitTimer(connectMs, () => {
+      if (phase === 'connect' && this.open.has(req)) this.cut(req, new StoreTimeoutError('connect', connectMs));
+    });
     req.once('socket', (socket) => {
       const connected = (): void => {
         if (phase !== 'connect') return;
         clearTimeout(connectTimer);
         phase = 'first-byte';
-        req.setTimeout(firstByteMs);
-        firstByteTimer = setTimeout(() => {
-          afterPendingReads(() => {
-            if (phase === 'first-byte' && this.open.has(req)) this.cut(req, new StoreTimeoutError('first-byte', firstByteMs));
-          });
-        }, firstByteMs);
+        // the timer bounds the whole wait for the head; no socket timeout meanwhile (it would be the agent's)
+        req.setTimeout(0);
+        firstByteTimer = limitTimer(firstByteMs, () => {
+          if (phase === 'first-byte' && this.open.has(req)) this.cut(req, new StoreTimeoutError('first-byte', firstByteMs));
+        });
       };
       if (socket.connecting) socket.once('connect', connected);
       else connected();
@@ -142,12 +139,12 @@ export class StoreTransport {
     req.on('timeout', () => {
       // a socket back in the agent's pool after its answer ended is not this request's any more
       // while it connects, the connect timer alone decides (this would be the agent's socket timeout)
-      if (!this.open.has(req) || phase === 'connect') return;
+      if (!this.open.has(req) || phase !== 'idle') return;
       const read = req.socket?.bytesRead;
       afterPendingReads(() => {
         // bytes that waited for this process (not for the store) arrived meanwhile: not silent after all
-        if (!this.open.has(req) || phase === 'connect' || req.socket?.bytesRead !== read) return;
-        this.cut(req, new StoreTimeoutError(phase, phase === 'first-byte' ? firstByteMs : idleMs));
+        if (!this.open.has(req) || req.socket?.bytesRead !== read) return;
+        this.cut(req, new StoreTimeoutError('idle', idleMs));
       });
     });
     if (this.stopped) process.nextTick(() => this.cut(req, new StoreStoppedError()));
@@ -176,5 +173,24 @@ export class StoreTransport {
  */
 function afterPendingReads(judge: () => void): void {
   setImmediate(judge);
+}
+
+/**
+ * A time limit of `ms`: calls `expire` (after pending reads) once `ms` have passed. A timer that fires late by half
+ * its time or more found this process busy (its event loop held), during which a store in the same process, or the
+ * reads of its answer, could not run: it waits `ms` once more before it judges.
+ */
+function limitTimer(ms: number, expire: () => void): NodeJS.Timeout {
+  const armed = performance.now();
+  let waited = false;
+  const timer = setTimeout(() => {
+    if (!waited && performance.now() - armed >= ms * 1.5) {
+      waited = true;
+      timer.refresh();
+      return;
+    }
+    afterPendingReads(expire);
+  }, ms);
+  return timer;
 }
 

@@ -172,6 +172,25 @@ describe('StoreTransport', function () {
     expect(transport.inFlight).to.equal(0);
   });
 
+  it('waits once more when this process was busy past a limit, so that a store it holds up can still answer', async () => {
+    const transport = new StoreTransport(http, deadlines);
+    const before = held.length;
+    const answered = fetchThrough(transport, port, '/hang');
+    await until(() => held.length > before, { what: 'the request at the server' });
+    // busy past the first-byte limit (the server, in this process, could not have answered meanwhile)
+    const busyUntil = performance.now() + 2 * deadlines.firstByteMs;
+    while (performance.now() < busyUntil);
+    // it answers a moment later, after the limit's timer has run: within the period granted once more
+    const res = held[held.length - 1]!;
+    setTimeout(() => res.end('late'), deadlines.firstByteMs / 4);
+    expect(await answered).to.equal('late');
+    // a store that still does not answer is given up after that second period
+    const asked = performance.now();
+    const err = await fetchThrough(transport, port, '/hang').then(() => null, (e: unknown) => e);
+    expect(err).to.include({ phase: 'first-byte' });
+    expect(performance.now() - asked).to.be.below(4 * deadlines.firstByteMs);
+  });
+
   it('passes answers that come in time, and forgets them once read', async () => {
     const transport = new StoreTransport(http, deadlines);
     expect(await fetchThrough(transport, port, '/ok')).to.equal('ok');
