@@ -137,8 +137,8 @@ export class StoreTransport {
       else connected();
     });
     req.on('timeout', () => {
-      // a socket back in the agent's pool after its answer ended is not this request's any more
-      // while it connects, the connect timer alone decides (this would be the agent's socket timeout)
+      // a socket back in the agent's pool after its answer ended is not this request's any more; before the answer
+      // the connect and first-byte timers alone decide (this would be the agent's socket timeout)
       if (!this.open.has(req) || phase !== 'idle') return;
       const read = req.socket?.bytesRead;
       afterPendingReads(() => {
