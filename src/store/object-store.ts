@@ -118,7 +118,7 @@ export function describeFailure(err: unknown): string {
     if (err.phase === 'connect') return `the object store accepted no connection within ${err.ms} ms`;
     if (err.phase === 'first-byte') return `the object store did not answer within ${err.ms} ms`;
     if (err.phase === 'idle') return `the object store stopped sending (no byte for ${err.ms} ms)`;
-    return `the object store sends too slowly (less than ${STALL_BYTES / 1024} KiB in ${err.ms} ms)`;
+    return `the object store sends too slowly (less than ${STALL_BYTES / 1024} KiB per ${err.ms} ms)`;
   }
   const e = err as { code?: unknown; name?: unknown; message?: unknown };
   if (err instanceof StoreStoppedError || e.name === 'AbortError') return 'stopped: the server shuts down';

@@ -6,8 +6,9 @@ import type { StoreDeadlines } from '../config.js';
 export type StorePhase = 'connect' | 'first-byte' | 'idle' | 'slow';
 
 /**
- * Least an answer must deliver in each STORE_IDLE_TIMEOUT_MS (or end): a store that sends a byte now and then is
- * never silent for the idle limit, but holds its download slot without end. 64 KiB in the default 15 s is 4.4 KB/s.
+ * Least an answer must deliver in each STORE_IDLE_TIMEOUT_MS (or end), two periods in a row: a store that sends a
+ * byte now and then is never silent for the idle limit, but holds its download slot without end. 64 KiB in the
+ * default 15 s is 4.4 KB/s.
  */
 export const STALL_BYTES = 64 * 1024;
 
@@ -25,7 +26,7 @@ export class StoreTimeoutError extends Error {
           ? `no answer within ${ms} ms`
           : phase === 'idle'
             ? `the answer stalled: no byte for ${ms} ms`
-            : `the answer trickled: less than ${STALL_BYTES / 1024} KiB in ${ms} ms`,
+            : `the answer trickled: less than ${STALL_BYTES / 1024} KiB per ${ms} ms`,
     );
     this.name = 'StoreTimeoutError';
   }
@@ -84,22 +85,25 @@ export class StoreTransport {
       clearTimeout(firstByteTimer);
       phase = 'idle';
       req.setTimeout(idleMs);
-      // the pace: an idle period that brought less than STALL_BYTES is a trickle once the next byte comes; if none
-      // comes, the socket timeout calls it a stall
+      // the pace: two idle periods in a row that each brought less than STALL_BYTES are a trickle (a silent one is
+      // the socket timeout's stall). A period after which this process itself was late (its event loop blocked, so
+      // nothing was read) is not the store's and is not judged; one short period alone is not either.
       const socket = res.socket;
       let mark = socket.bytesRead;
-      let short = false;
-      const onData = (): void => {
-        if (short && !res.complete && this.open.has(req)) this.cut(req, new StoreTimeoutError('slow', idleMs));
-      };
-      socket.on('data', onData);
+      let checked = performance.now();
+      let shortPeriods = 0;
       progressTimer = setInterval(() => {
-        const read = socket.bytesRead;
-        short = read - mark < STALL_BYTES;
-        mark = read;
+        const now = performance.now();
+        const late = now - checked > idleMs * 1.5;
+        checked = now;
+        afterPendingReads(() => {
+          const read = socket.bytesRead;
+          shortPeriods = !late && read - mark < STALL_BYTES ? shortPeriods + 1 : 0;
+          mark = read;
+          if (shortPeriods >= 2 && !res.complete && this.open.has(req)) this.cut(req, new StoreTimeoutError('slow', idleMs));
+        });
       }, idleMs);
       res.once('close', () => {
-        socket.off('data', onData);
         stopTimers();
         this.open.delete(req);
       });
@@ -115,28 +119,33 @@ export class StoreTransport {
     // a timer of its own: Node sets a request's socket timeout only once the socket is connected, so it cannot bound
     // the connect (a name that does not resolve, a host that drops the SYN), and the agent's own socket timeout
     // (the global agent's 5 s) would end it at another time than STORE_CONNECT_TIMEOUT_MS
-    connectTimer = setTimeout(() => {
+    connectTimer = limitTimer(connectMs, () => {
       if (phase === 'connect' && this.open.has(req)) this.cut(req, new StoreTimeoutError('connect', connectMs));
-    }, connectMs);
+    });
     req.once('socket', (socket) => {
       const connected = (): void => {
         if (phase !== 'connect') return;
         clearTimeout(connectTimer);
         phase = 'first-byte';
-        req.setTimeout(firstByteMs);
-        firstByteTimer = setTimeout(() => {
+        // the timer bounds the whole wait for the head; no socket timeout meanwhile (it would be the agent's)
+        req.setTimeout(0);
+        firstByteTimer = limitTimer(firstByteMs, () => {
           if (phase === 'first-byte' && this.open.has(req)) this.cut(req, new StoreTimeoutError('first-byte', firstByteMs));
-        }, firstByteMs);
+        });
       };
       if (socket.connecting) socket.once('connect', connected);
       else connected();
     });
     req.on('timeout', () => {
-      // a socket back in the agent's pool after its answer ended is not this request's any more
-      // while it connects, the connect timer alone decides (this would be the agent's socket timeout)
-      if (!this.open.has(req) || phase === 'connect') return;
-      const ms = phase === 'first-byte' ? firstByteMs : idleMs;
-      this.cut(req, new StoreTimeoutError(phase, ms));
+      // a socket back in the agent's pool after its answer ended is not this request's any more; before the answer
+      // the connect and first-byte timers alone decide (this would be the agent's socket timeout)
+      if (!this.open.has(req) || phase !== 'idle') return;
+      const read = req.socket?.bytesRead;
+      afterPendingReads(() => {
+        // bytes that waited for this process (not for the store) arrived meanwhile: not silent after all
+        if (!this.open.has(req) || req.socket?.bytesRead !== read) return;
+        this.cut(req, new StoreTimeoutError('idle', idleMs));
+      });
     });
     if (this.stopped) process.nextTick(() => this.cut(req, new StoreStoppedError()));
     return req;
@@ -155,3 +164,33 @@ export class StoreTransport {
     req.destroy(err);
   }
 }
+
+/**
+ * Runs `judge` once the I/O that is ready now has been handled (setImmediate runs after the poll phase). A time limit
+ * is a timer, and timers run before I/O in each turn of the event loop: after this process was busy for a while
+ * (a search index built, a burst of requests), a limit would fire although the connection, the answer's head or
+ * its bytes already wait to be read. They are read first; the limit then judges what the store did.
+ */
+function afterPendingReads(judge: () => void): void {
+  setImmediate(judge);
+}
+
+/**
+ * A time limit of `ms`: calls `expire` (after pending reads) once `ms` have passed. A timer that fires late by half
+ * its time or more found this process busy (its event loop held), during which a store in the same process, or the
+ * reads of its answer, could not run: it waits `ms` once more before it judges.
+ */
+function limitTimer(ms: number, expire: () => void): NodeJS.Timeout {
+  const armed = performance.now();
+  let waited = false;
+  const timer = setTimeout(() => {
+    if (!waited && performance.now() - armed >= ms * 1.5) {
+      waited = true;
+      timer.refresh();
+      return;
+    }
+    afterPendingReads(expire);
+  }, ms);
+  return timer;
+}
+

@@ -159,7 +159,7 @@ describe('KLS store mode against a store that hangs, stalls and cuts connections
       const body = await report(server, a);
       expect(performance.now() - asked).to.be.below(4000);
       expectProblem(body, 503);
-      expect(body.body.detail).to.match(/sends too slowly \(less than 64 KiB in 1000 ms\)/);
+      expect(body.body.detail).to.match(/sends too slowly \(less than 64 KiB per 1000 ms\)/);
       expectNoInternals(body.text, store, proxy);
       proxy.inject({ kind: 'trickle', afterBytes: 0, everyMs: 900 }, objectsOf(b));
       asked = performance.now();

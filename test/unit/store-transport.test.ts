@@ -47,6 +47,19 @@ describe('StoreTransport', function () {
         held.push(res);
         return;
       }
+      if (req.url === '/busy-after-answer') {
+        // the answer is sent (in the kernel's buffers), then this process is busy past the client's limits
+        res.end('ok');
+        const until = performance.now() + 3 * deadlines.firstByteMs;
+        while (performance.now() < until);
+        return;
+      }
+      if (req.url === '/big') {
+        // 2 MiB at full speed
+        res.writeHead(200, { 'content-length': String(2 * 1024 * 1024) });
+        res.end(Buffer.alloc(2 * 1024 * 1024, 120));
+        return;
+      }
       if (req.url === '/trickle-body') {
         // a byte every 40 ms: never silent for the idle limit, done after an hour
         res.writeHead(200, { 'content-length': '100000' });
@@ -66,7 +79,7 @@ describe('StoreTransport', function () {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const deadlines = { connectMs: 2000, firstByteMs: 200, idleMs: 200 };
+  const deadlines = { connectMs: 200, firstByteMs: 200, idleMs: 200 };
 
   it('gives up a connection that does not open (a name that never resolves) after the connect limit, not the agent\'s socket timeout', async () => {
     // the agent's socket timeout (the global agent has 5 s) ends nothing here: the connect limit alone does
@@ -112,15 +125,70 @@ describe('StoreTransport', function () {
     expect(transport.inFlight).to.equal(0);
   });
 
-  it('gives up a body that trickles (less than STALL_BYTES in an idle period), though it is never silent that long', async () => {
+  it('gives up a body that trickles (less than STALL_BYTES in two idle periods in a row), though it is never silent that long', async () => {
     const transport = new StoreTransport(http, deadlines);
     const asked = performance.now();
     const err = await fetchThrough(transport, port, '/trickle-body').then(() => null, (e: unknown) => e);
     expect(err).to.be.instanceOf(StoreTimeoutError);
     expect(err).to.include({ phase: 'slow', ms: 200 });
-    expect((err as Error).message).to.match(new RegExp(`less than ${STALL_BYTES / 1024} KiB in 200 ms`));
+    expect((err as Error).message).to.match(new RegExp(`less than ${STALL_BYTES / 1024} KiB per 200 ms`));
     expect(performance.now() - asked).to.be.below(1500);
     expect(transport.inFlight).to.equal(0);
+  });
+
+  it('does not call an answer slow when this process, not the store, was too busy to read it', async () => {
+    const transport = new StoreTransport(http, deadlines);
+    const body = await new Promise<number>((resolve, reject) => {
+      const req = transport.request({ host: '127.0.0.1', port, path: '/big', method: 'GET', agent: new http.Agent({ keepAlive: true }) }, (res) => {
+        let bytes = 0;
+        let blocked = false;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (blocked) return;
+          blocked = true;
+          // the event loop held for three idle periods: nothing is read meanwhile (a search index built, a GC)
+          const until = performance.now() + 3 * deadlines.idleMs;
+          while (performance.now() < until);
+        });
+        res.on('end', () => resolve(bytes));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(body).to.equal(2 * 1024 * 1024);
+    expect(transport.inFlight).to.equal(0);
+  });
+
+  it('reads a connection and an answer that arrived while this process was busy before judging a limit', async () => {
+    const transport = new StoreTransport(http, deadlines);
+    // busy past the connect limit right after the request starts: the connection opens meanwhile
+    const connected = fetchThrough(transport, port, '/ok');
+    const until = performance.now() + 3 * deadlines.connectMs;
+    while (performance.now() < until);
+    expect(await connected).to.equal('ok');
+    // busy past the first-byte limit right after the answer was sent
+    expect(await fetchThrough(transport, port, '/busy-after-answer')).to.equal('ok');
+    expect(transport.inFlight).to.equal(0);
+  });
+
+  it('waits once more when this process was busy past a limit, so that a store it holds up can still answer', async () => {
+    const transport = new StoreTransport(http, deadlines);
+    const before = held.length;
+    const answered = fetchThrough(transport, port, '/hang');
+    await until(() => held.length > before, { what: 'the request at the server' });
+    // busy past the first-byte limit (the server, in this process, could not have answered meanwhile)
+    const busyUntil = performance.now() + 2 * deadlines.firstByteMs;
+    while (performance.now() < busyUntil);
+    // it answers a moment later, after the limit's timer has run: within the period granted once more
+    const res = held[held.length - 1]!;
+    setTimeout(() => res.end('late'), deadlines.firstByteMs / 4);
+    expect(await answered).to.equal('late');
+    // a store that still does not answer is given up after that second period
+    const asked = performance.now();
+    const err = await fetchThrough(transport, port, '/hang').then(() => null, (e: unknown) => e);
+    expect(err).to.include({ phase: 'first-byte' });
+    expect(performance.now() - asked).to.be.below(4 * deadlines.firstByteMs);
   });
 
   it('passes answers that come in time, and forgets them once read', async () => {
