@@ -35,9 +35,7 @@ export function answerResult(ctx: Koa.Context, record: RequestRecord, api: OpenA
   const declared = entry.responses[String(result.status)];
   if (declared === undefined) throw contractViolation(record, operationId, result.status, [`status ${result.status} is not declared`]);
   const contentType = result.contentType ?? declared.mediaTypes[0];
-  // the declared media type, exactly or with parameters the contract's key leaves out (`text/plain; charset=utf-8`)
-  const declaredType = contentType !== undefined && (declared.mediaTypes.includes(contentType) || declared.mediaTypes.includes(contentType.split(';')[0]!.trim()));
-  if (result.body !== undefined && !declaredType) {
+  if (result.body !== undefined && (contentType === undefined || !declared.mediaTypes.includes(contentType))) {
     throw contractViolation(record, operationId, result.status, [`media type ${String(contentType)} is not declared`]);
   }
   if (contentType === 'application/problem+json') {

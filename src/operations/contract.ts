@@ -43,12 +43,9 @@ export type AuditDetails = Readonly<Record<string, string | number | boolean | n
  */
 type Audited = { createdIds?: Record<string, string>; auditDetails?: AuditDetails };
 
-/** A text answer may name its charset where the contract's media type does not (`text/plain; charset=utf-8`). */
-type WithCharset<M> = M | `${M & string}; charset=utf-8`;
-
 type Variant<S, M, T> = M extends JsonMediaType
   ? { status: S; contentType?: M; body: T | EncodedJson<T>; headers?: Record<string, string> } & Audited
-  : { status: S; contentType: WithCharset<M>; body: RawBody; headers?: Record<string, string> } & Audited;
+  : { status: S; contentType: M; body: RawBody; headers?: Record<string, string> } & Audited;
 
 type ResultFor<S, R> = [ContentOf<R>] extends [never]
   ? { status: S; body?: undefined; headers?: Record<string, string> } & Audited
