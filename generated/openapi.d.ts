@@ -1516,7 +1516,8 @@ export interface paths {
          *     `Cache-Control: no-cache` and an `ETag`; `If-None-Match` with the current ETag
          *     answers 304.
          *
-         *     The same text goes out as `application/yaml` (RFC 9512) or as `text/plain`, by
+         *     The same text goes out as `application/yaml` (RFC 9512) or as `text/plain`
+         *     (`charset=utf-8`: without it a client reads `text/plain` as US-ASCII), by
          *     the request's `Accept`: `application/yaml` when it accepts that (no `Accept`,
          *     any media type, `application/*`, `application/yaml`) and does not prefer
          *     `text/plain`;
@@ -7716,7 +7717,7 @@ export interface operations {
                 };
                 content: {
                     "application/yaml": string;
-                    "text/plain": string;
+                    "text/plain; charset=utf-8": string;
                 };
             };
             304: components["responses"]["NotModified"];

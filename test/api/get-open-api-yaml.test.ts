@@ -29,9 +29,17 @@ describe('GET /openapi.yaml', () => {
     for (const accept of ['text/plain', 'text/*', 'text/plain, application/yaml', 'application/yaml;q=0.5, text/plain', 'application/problem+json', 'application/json', 'application/yaml;q=0', 'text/yaml']) {
       const res = await call(server.url, '/openapi.yaml', { headers: { accept } });
       expect(res.status, accept).to.equal(200);
-      expect(res.headers.get('content-type'), accept).to.equal('text/plain');
+      expect(res.headers.get('content-type'), accept).to.equal('text/plain; charset=utf-8');
       expect(res.text, accept).to.equal(written);
     }
+  });
+
+  it('names UTF-8 as the text/plain answer\'s charset: a client that honours the header (text/plain without one is US-ASCII, Python requests reads ISO-8859-1) reads the non-ASCII text as written', async () => {
+    expect(written, 'the contract has non-ASCII text, so the charset matters').to.match(/[^\x00-\x7f]/);
+    const res = await fetch(`${server.url}/openapi.yaml`, { headers: { accept: 'text/plain' } });
+    const charset = /;\s*charset=([^;\s]+)/i.exec(res.headers.get('content-type') ?? '')?.[1] ?? 'us-ascii';
+    expect(charset.toLowerCase()).to.equal('utf-8');
+    expect(new TextDecoder(charset).decode(await res.arrayBuffer())).to.equal(written);
   });
 
   it('tags each media type apart and answers 304 to the tag of the one asked for', async () => {
