@@ -31,7 +31,7 @@ function toolFolder(folder: string, tools: Record<string, string>): string {
 // from the registry (npm's cache is warm, as after the `npm ci` CI ran before). better-sqlite3 loads its prebuilt
 // Node-API binary; npm must not try to build it (docs/decisions/0001-better-sqlite3.md).
 describe('npm install on a machine without a compiler', function () {
-  this.timeout(300_000);
+  this.timeout(600_000);
   let folder: string | undefined;
   let shell: ServerShell | undefined;
 
@@ -76,7 +76,7 @@ describe('npm install on a machine without a compiler', function () {
     expect(npm('config', 'get', 'nodedir')).to.be.oneOf(['undefined', 'null']);
 
     shell = startServerShell('npm install && npm start', clone, env);
-    const port = await shell.listening(240_000);
+    const port = await shell.listening(540_000);
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     expect(health.status).to.equal(200);
     expect(await health.json()).to.include({ status: 'ok', mode: 'local' });

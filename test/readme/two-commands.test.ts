@@ -10,7 +10,7 @@ const pinned = fs.readFileSync(path.join(repositoryRoot, '.node-version'), 'utf8
 // machine whose `node` is older than the project's, and exactly `npm install && npm start` (npm's cache is warm, as
 // after the `npm ci` CI ran before). Only the port is chosen by the system, so that the run never collides.
 describe("the README's two commands on a machine with an older Node.js", function () {
-  this.timeout(300_000);
+  this.timeout(600_000);
   let folder: string | undefined;
   let shell: ServerShell | undefined;
 
@@ -28,7 +28,7 @@ describe("the README's two commands on a machine with an older Node.js", functio
     // the user's environment: their PATH with the older Node first, none of what `npm test` set for its scripts
     const env = { ...withoutNpmRun(), PATH: [older.binDir, ...userPath()].join(path.delimiter), PORT: '0', HOST: '127.0.0.1' };
     shell = startServerShell('npm install && npm start', clone, env);
-    const port = await shell.listening(240_000);
+    const port = await shell.listening(540_000);
 
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     expect(health.status).to.equal(200);
