@@ -77,6 +77,8 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
    */
   private readonly broken = new Map<string, { objects: string; error: string }>();
   private readonly promotedListeners: ((compositeId: string) => void)[] = [];
+  /** Admissions of a fetch under way per tenant (admitOnce): open once the fetch has started or was refused. */
+  private readonly admissions = new Map<string, Promise<void>>();
 
   constructor(
     private readonly registry: TenantRegistry,
@@ -150,13 +152,19 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     const broken = this.brokenError(listed);
     if (broken !== null) throw unusable(id, broken, RETRY_BROKEN_OBJECT_S, this.source.failureDetail(id));
     // a fetch this request starts counts against its caller's limit; one it joins costs nothing more
-    if (admitFetch !== undefined && !this.source.isBusy(id)) await admitFetch();
-    if (isInService(entry)) return () => undefined;
-    this.metrics.misses.inc();
-    this.pin(id);
+    const started = admitFetch === undefined ? undefined : await this.admitOnce(entry, admitFetch);
+    let fetching: Promise<void>;
+    try {
+      if (isInService(entry)) return () => undefined;
+      this.metrics.misses.inc();
+      this.pin(id);
+      fetching = this.source.fetch(id);
+    } finally {
+      started?.();
+    }
     let pinned = true;
     try {
-      const ended = await settledWithin(this.source.fetch(id), this.fetchWaitMs);
+      const ended = await settledWithin(fetching, this.fetchWaitMs);
       if (!ended) throw tenantUnavailable(id, Math.min(60, Math.max(1, this.source.secondsLeft(id) ?? RETRY_FAILED_FETCH_S)));
       // the fetch may have listed the tenant again (its object changed): grown past the bound, it says so now
       const now = this.source.listed(id) ?? listed;
@@ -302,6 +310,37 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     this.tooLarge.delete(compositeId);
     this.evicted.delete(compositeId);
     this.broken.delete(compositeId);
+  }
+
+  /**
+   * Charges the caller one fetch of the tenant, unless it is in service or its fetch runs (joined for free). An
+   * admission takes time (a round trip to the app database with shared limits): requests that arrive meanwhile wait
+   * for it rather than charge their callers for the same fetch, and join the fetch it lets start; after a refusal
+   * each asks for its own. Resolves with the function to call once the fetch has started (or was not needed),
+   * undefined when no admission was needed; throws the refusal (429).
+   */
+  private async admitOnce(entry: TenantEntry, admitFetch: FetchAdmission): Promise<(() => void) | undefined> {
+    const id = entry.compositeId;
+    for (;;) {
+      if (isInService(entry) || this.source.isBusy(id)) return undefined;
+      const running = this.admissions.get(id);
+      if (running === undefined) break;
+      await running;
+    }
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    this.admissions.set(id, gate);
+    const started = (): void => {
+      if (this.admissions.get(id) === gate) this.admissions.delete(id);
+      open();
+    };
+    try {
+      await admitFetch();
+    } catch (err) {
+      started();
+      throw err;
+    }
+    return started;
   }
 
   private pin(compositeId: string): void {

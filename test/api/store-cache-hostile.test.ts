@@ -1,0 +1,109 @@
+import { expect } from 'chai';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { sharedPostgres } from '../helpers/postgres.js';
+import { startObjectStore, type TestObjectStore } from '../helpers/s3rver.js';
+import { REPORT_KEY, tenantVariant } from '../helpers/store-cache.js';
+import { startStoreModeServer, waitUntil } from '../helpers/store-mode.js';
+import { spawnServer } from '../helpers/server-process.js';
+import { tempDir } from '../helpers/server.js';
+
+const COLD = 6;
+
+interface Answer {
+  status: number;
+  retryAfter: string | undefined;
+  contentType: string | undefined;
+  body: string;
+}
+
+/** A GET from a given loopback address (the limit key without sign-in). */
+function getFrom(localAddress: string, url: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { localAddress, agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], contentType: res.headers['content-type'], body }));
+      })
+      .on('error', reject);
+  });
+}
+
+const reportOf = (url: string, id: string, from: string): Promise<Answer> => getFrom(from, `${url}/api/reports/${id}/${REPORT_KEY}`);
+
+/**
+ * Requests for one tenant not in the cache that arrive together share one fetch, and only the request that starts
+ * it is charged for it: the others join, whoever they are and however many there are.
+ */
+/** The server under test: in this process (SQLite app database), or a process of its own on a PostgreSQL app database. */
+interface Under {
+  url: string;
+  close(): Promise<void>;
+}
+
+for (const appDb of ['sqlite', 'postgres'] as const) {
+  // With PostgreSQL each admission is a round trip to the database: requests that arrive meanwhile must not each be
+  // charged. (Its server runs in a process of its own, as operators run it: in this process mocha loads the
+  // dynamically imported SharedCostLimits as a second module instance, whose 429 would not be a Problem here.)
+  describe(`KLS store mode with a bounded cache: many first requests for one cold tenant (${appDb} app database)`, function () {
+    this.timeout(120_000);
+    let store: TestObjectStore;
+    let server: Under;
+    const data = tempDir('ads-cold-');
+
+    beforeEach(async () => {
+      store = await startObjectStore();
+      for (let i = 0; i < COLD; i++) await store.put(`cold/t${i}/kls.sqlite`, tenantVariant('west', 'rehaklinik', `Tenant ${i}`, `report of cold.t${i}`));
+      const env = { STORE_CACHE_MAX_MB: '100', TENANT_FETCHES_PER_MINUTE: '1', SEARCH_THREAD: 'off' };
+      if (appDb === 'sqlite') {
+        const inProcess = await startStoreModeServer(store, { env });
+        server = { url: inProcess.url, close: () => inProcess.close() };
+      } else {
+        const dataDir = fs.mkdtempSync(path.join(data.dir, 'instance-'));
+        const appDbUrl = await (await sharedPostgres()).createDatabase('cold');
+        const child = await spawnServer(store.env({ ...env, DATA_DIR: dataDir, KLS_DIR: path.join(dataDir, 'kls'), GIT_WORKSPACES_DIR: '', APP_DB_URL: appDbUrl }));
+        server = { url: child.url, close: () => child.stop() };
+      }
+      await waitUntil(async () => {
+        const status = await getFrom('127.0.0.1', `${server.url}/api/store-status`);
+        const body = JSON.parse(status.body) as { initialized: boolean; downloading: boolean };
+        return body.initialized && !body.downloading;
+      }, 30_000, 'the store sync');
+    });
+    afterEach(async () => {
+      store.slowDownloads(null);
+      await server.close();
+      await store.close();
+    });
+    after(() => data.remove());
+
+    it('from one caller: one fetch, one charge, every request answered 200', async () => {
+      store.slowDownloads(5);
+      const answers = await Promise.all(Array.from({ length: 8 }, () => reportOf(server.url, 'cold.t0', '127.0.0.2')));
+      expect(answers.map((a) => a.status)).to.deep.equal(Array(8).fill(200));
+      expect(store.traffic.objectGets).to.equal(1);
+      // its one fetch of the minute is spent
+      const refused = await reportOf(server.url, 'cold.t1', '127.0.0.2');
+      expect(refused.status).to.equal(429);
+      expect(Number(refused.retryAfter)).to.be.within(1, 60);
+      expect(refused.contentType).to.match(/^application\/problem\+json/);
+    });
+
+    it('from several callers: the one whose request started the fetch is charged, no one else', async () => {
+      store.slowDownloads(5);
+      const callers = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6'];
+      const answers = await Promise.all(callers.map((from) => reportOf(server.url, 'cold.t0', from)));
+      expect(answers.map((a) => a.status)).to.deep.equal(Array(callers.length).fill(200));
+      expect(store.traffic.objectGets).to.equal(1);
+      store.slowDownloads(null);
+      // each caller then fetches another tenant: exactly one of them has spent its fetch of the minute
+      const next = await Promise.all(callers.map((from, i) => reportOf(server.url, `cold.t${i + 1}`, from)));
+      expect(next.filter((a) => a.status === 429).length, next.map((a) => a.status).join(',')).to.equal(1);
+      expect(next.filter((a) => a.status === 200).length).to.equal(callers.length - 1);
+    });
+  });
+}
+
