@@ -5,9 +5,9 @@ import path from 'node:path';
 import { sharedPostgres } from '../helpers/postgres.js';
 import { startObjectStore, type TestObjectStore } from '../helpers/s3rver.js';
 import { REPORT_KEY, tenantVariant } from '../helpers/store-cache.js';
-import { startStoreModeServer, waitUntil } from '../helpers/store-mode.js';
+import { startStoreModeServer, waitForSync, waitUntil } from '../helpers/store-mode.js';
 import { spawnServer } from '../helpers/server-process.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir, type TestServer } from '../helpers/server.js';
 
 const COLD = 6;
 
@@ -107,3 +107,61 @@ for (const appDb of ['sqlite', 'postgres'] as const) {
   });
 }
 
+
+/** A protected tenant held for good (an export that never ends) and the fetches that need its room; a fetch the server started and the request that joins it. */
+describe('KLS store mode with a bounded cache: a tenant held for good, and fetches the server starts', function () {
+  this.timeout(120_000);
+  let store: TestObjectStore;
+  let inProcess: TestServer;
+
+  beforeEach(async () => {
+    store = await startObjectStore();
+    for (let i = 0; i < 3; i++) await store.put(`cold/t${i}/kls.sqlite`, tenantVariant('west', 'rehaklinik', `Tenant ${i}`, `report of cold.t${i}`));
+  });
+  afterEach(async () => {
+    store.slowDownloads(null);
+    await inProcess.close();
+    await store.close();
+  });
+
+  it('a write that needs the room of a leased protected tenant answers 503 within STORE_FETCH_WAIT_MS, gives its room back, and gets it once the lease ends', async () => {
+    inProcess = await startStoreModeServer(store, { env: { STORE_CACHE_MAX_MB: '1', STORE_FETCH_WAIT_MS: '1000', TENANT_FETCHES_PER_MINUTE: '100', SEARCH_THREAD: 'off' } });
+    await waitForSync(inProcess);
+    const cache = inProcess.deps.store!.cache!;
+    for (let i = 0; i < 2; i++) expect((await reportOf(inProcess.url, 'cold.t0', '127.0.0.2')).status).to.equal(200);
+    await inProcess.deps.searchIndexes.buildsSettled();
+    expect(cache.budget.isProtected('cold.t0')).to.equal(true);
+    const held = await inProcess.deps.tenants.lease(inProcess.deps.tenants.get('cold.t0')!);
+    try {
+      for (let round = 0; round < 3; round++) {
+        const started = performance.now();
+        const refused = await reportOf(inProcess.url, 'cold.t1', '127.0.0.3');
+        const ms = performance.now() - started;
+        expect(refused.status, refused.body).to.equal(503);
+        expect(Number(refused.retryAfter)).to.be.within(1, 60);
+        expect(ms).to.be.below(5_000);
+        // the download that waited for room gives up within its wait too, and leaves nothing reserved
+        await waitUntil(() => !inProcess.deps.store!.isBusy('cold.t1'), 10_000, 'the waiting download to give up');
+        expect(cache.budget.reservedBytes).to.equal(0);
+        expect(cache.budget.usedBytes).to.be.at.most(cache.budget.maxBytes);
+      }
+      expect(cache.budget.isProtected('cold.t0')).to.equal(true);
+    } finally {
+      held.release();
+    }
+    const served = await reportOf(inProcess.url, 'cold.t1', '127.0.0.3');
+    expect(served.status, served.body).to.equal(200);
+    expect(served.body).to.include('report of cold.t1');
+  });
+
+  it('a request that joins a fetch of STORE_WARM is charged nothing', async () => {
+    store.slowDownloads(5);
+    inProcess = await startStoreModeServer(store, { env: { STORE_CACHE_MAX_MB: '100', STORE_WARM: 'cold.t0', TENANT_FETCHES_PER_MINUTE: '1', SEARCH_THREAD: 'off' } });
+    await waitUntil(() => inProcess.deps.store!.isBusy('cold.t0'), 15_000, 'the warm fetch');
+    expect((await reportOf(inProcess.url, 'cold.t0', '127.0.0.2')).status).to.equal(200);
+    store.slowDownloads(null);
+    // its one fetch of the minute is still its own
+    expect((await reportOf(inProcess.url, 'cold.t1', '127.0.0.2')).status).to.equal(200);
+    expect((await reportOf(inProcess.url, 'cold.t2', '127.0.0.2')).status).to.equal(429);
+  });
+});
