@@ -225,8 +225,41 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     this.log.info({ tenant: compositeId, usedBytes: this.budget.usedBytes }, 'tenant evicted from the store cache');
   }
 
+  /**
+   * Room for a search index build. An index that cannot fit beside its tenant's files in the whole cache (not only
+   * now) throws `tenant-too-large` (no Retry-After), at its first claim or when it grows: a 503 asking to retry
+   * later would loop, as it would for a tenant whose files alone do not fit.
+   */
   claim(compositeId: string, bytes: number): BuildRoom | null {
-    return this.budget.tryReserve(compositeId, bytes);
+    this.judgeIndexRoom(compositeId, bytes);
+    const room = this.budget.tryReserve(compositeId, bytes);
+    if (room === null) return null;
+    return {
+      get bytes() {
+        return room.bytes;
+      },
+      grow: (to) => {
+        if (room.grow(to)) return true;
+        this.judgeIndexRoom(compositeId, to);
+        return false;
+      },
+      release: () => room.release(),
+    };
+  }
+
+  /**
+   * Throws `tenant-too-large` when an index of `bytes` and the tenant's listed files are more than the whole cache
+   * (the files as listed, not the folder's count, which holds the index of the generation before until this one is built).
+   */
+  private judgeIndexRoom(compositeId: string, bytes: number): void {
+    const listed = this.source.listed(compositeId);
+    if (listed === undefined) return;
+    const files = listed.kls.size + (listed.sis?.size ?? 0);
+    if (files + bytes <= this.budget.maxBytes) return;
+    throw new Problem(
+      'tenant-too-large',
+      `the search index of tenant "${compositeId}" does not fit beside its files (${toMb(files)} MB) in the whole cache (STORE_CACHE_MAX_MB=${toMb(this.budget.maxBytes)}): it cannot be searched with this bound`,
+    );
   }
 
   changed(compositeId: string): void {

@@ -165,3 +165,40 @@ describe('KLS store mode with a bounded cache: a tenant held for good, and fetch
     expect((await reportOf(inProcess.url, 'cold.t2', '127.0.0.2')).status).to.equal(429);
   });
 });
+
+/**
+ * A cache about one tenant large: STORE_WARM fetches nothing that would not fit with its index, the tenant is read on
+ * first use, and a search whose index can never fit beside it says so (no Retry-After), rather than 503 "retry later"
+ * for good.
+ */
+describe('KLS store mode with a bounded cache about one tenant large', function () {
+  this.timeout(60_000);
+  it('STORE_WARM evicts and fetches nothing; the tenant is read; its search is tenant-too-large without Retry-After', async () => {
+    const store = await startObjectStore();
+    // 0.9 MB: the file fits in 1 MiB, its index (room claimed: half the file) beside it does not
+    await store.put('cold/t0/kls.sqlite', tenantVariant('west', 'rehaklinik', 'Tenant 0', 'report of cold.t0', 200_000));
+    const server = await startStoreModeServer(store, { env: { STORE_CACHE_MAX_MB: '1', STORE_WARM: 'cold.*', SEARCH_THREAD: 'off' } });
+    try {
+      const cache = server.deps.store!.cache!;
+      await server.deps.store!.warmed();
+      expect(store.traffic.objectGets).to.equal(0);
+      expect(cache.evictions).to.equal(0);
+      const report = await reportOf(server.url, 'cold.t0', '127.0.0.2');
+      expect(report.status).to.equal(200);
+      for (let i = 0; i < 2; i++) {
+        const search = await getFrom('127.0.0.2', `${server.url}/api/jumpbar?tenant=cold.t0&q=fall`);
+        expect(search.status).to.equal(503);
+        expect(search.retryAfter).to.equal(undefined);
+        expect(search.contentType).to.match(/^application\/problem\+json/);
+        const problem = JSON.parse(search.body) as { type: string; detail: string };
+        expect(problem.type).to.match(/\/tenant-too-large$/);
+        expect(problem.detail).to.match(/^the search index of tenant "cold\.t0" does not fit beside its files \([\d.]+ MB\) in the whole cache \(STORE_CACHE_MAX_MB=1\)/);
+      }
+      expect(cache.budget.usedBytes + cache.budget.reservedBytes).to.be.at.most(cache.budget.maxBytes);
+      expect(cache.budget.reservedBytes).to.equal(0);
+    } finally {
+      await server.close();
+      await store.close();
+    }
+  });
+});
