@@ -202,3 +202,25 @@ describe('KLS store mode with a bounded cache about one tenant large', function 
     }
   });
 });
+
+describe('KLS store mode with a bounded cache on a PostgreSQL app database, in this process', function () {
+  this.timeout(120_000);
+  it('answers a fetch past the limit 429 with Retry-After and a problem body, not 500', async () => {
+    const store = await startObjectStore();
+    for (let i = 0; i < 2; i++) await store.put(`cold/t${i}/kls.sqlite`, tenantVariant('west', 'rehaklinik', `Tenant ${i}`, `report of cold.t${i}`));
+    const appDbUrl = await (await sharedPostgres()).createDatabase('inproc');
+    const server = await startStoreModeServer(store, { env: { STORE_CACHE_MAX_MB: '100', TENANT_FETCHES_PER_MINUTE: '1', SEARCH_THREAD: 'off', APP_DB_URL: appDbUrl } });
+    try {
+      await waitForSync(server);
+      expect((await reportOf(server.url, 'cold.t0', '127.0.0.2')).status).to.equal(200);
+      const refused = await reportOf(server.url, 'cold.t1', '127.0.0.2');
+      expect(refused.status, refused.body).to.equal(429);
+      expect(Number(refused.retryAfter)).to.be.within(1, 60);
+      expect(refused.contentType).to.match(/^application\/problem\+json/);
+      expect(JSON.parse(refused.body).detail).to.match(/^at most 1 fetches of tenants not in the cache per minute per caller; retry in \d+ s$/);
+    } finally {
+      await server.close();
+      await store.close();
+    }
+  });
+});
