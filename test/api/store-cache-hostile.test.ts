@@ -4,7 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { sharedPostgres } from '../helpers/postgres.js';
 import { startObjectStore, type TestObjectStore } from '../helpers/s3rver.js';
-import { REPORT_KEY, tenantVariant } from '../helpers/store-cache.js';
+import { bytesOnDisk, REPORT_KEY, tenantVariant } from '../helpers/store-cache.js';
 import { startStoreModeServer, waitForSync, waitUntil } from '../helpers/store-mode.js';
 import { spawnServer } from '../helpers/server-process.js';
 import { tempDir, type TestServer } from '../helpers/server.js';
@@ -221,6 +221,49 @@ describe('KLS store mode with a bounded cache on a PostgreSQL app database, in t
     } finally {
       await server.close();
       await store.close();
+    }
+  });
+});
+
+describe('KLS store mode with a bounded cache: a cached tenant folder replaced by a file', function () {
+  this.timeout(120_000);
+  it('keeps the tenant counted, evicts it (the file goes) when room is needed, stays within its bound, and fetches it again', async () => {
+    const store = await startObjectStore();
+    // 0.7 MB each, but the last 1.4 MB: beside the first, read again (protected), it fits only once that one goes
+    for (let i = 0; i < 4; i++) await store.put(`cold/t${i}/kls.sqlite`, tenantVariant('west', 'rehaklinik', `Tenant ${i}`, `report of cold.t${i}`, i === 3 ? 700_000 : 0));
+    const outside = tempDir('ads-aside-');
+    const server = await startStoreModeServer(store, { env: { STORE_CACHE_MAX_MB: '2', TENANT_FETCHES_PER_MINUTE: '100', SEARCH_THREAD: 'off' } });
+    try {
+      await waitForSync(server);
+      const cache = server.deps.store!.cache!;
+      const klsDir = server.deps.config.klsDir;
+      expect((await reportOf(server.url, 'cold.t0', '127.0.0.2')).status).to.equal(200);
+      const entry = server.deps.tenants.get('cold.t0')!;
+      const counted = cache.budget.chargeOf('cold.t0')!;
+      // root reads a chmod 000 folder anyway: a file in its place cannot be listed by anyone
+      fs.renameSync(entry.dir, path.join(outside.dir, 't0'));
+      fs.writeFileSync(entry.dir, 'not a folder');
+      // a search (a hit: the tenant moves to the protected segment) tries to build its index in its folder, fails,
+      // and counts the folder again
+      const search = await getFrom('127.0.0.2', `${server.url}/api/jumpbar?tenant=cold.t0&q=fall`);
+      expect(search.status).to.equal(503);
+      await server.deps.searchIndexes.buildsSettled();
+      expect(cache.budget.chargeOf('cold.t0')).to.equal(counted);
+      for (const id of ['cold.t1', 'cold.t2', 'cold.t3']) {
+        expect((await reportOf(server.url, id, '127.0.0.2')).status, id).to.equal(200);
+        expect(cache.budget.usedBytes + cache.budget.reservedBytes).to.be.at.most(cache.budget.maxBytes);
+        expect(bytesOnDisk(klsDir)).to.be.at.most(cache.budget.maxBytes);
+      }
+      // the last one's room could be made only by evicting it: its file went, and its count with it
+      expect(fs.existsSync(entry.dir)).to.equal(false);
+      expect(cache.budget.chargeOf('cold.t0')).to.equal(undefined);
+      const again = await reportOf(server.url, 'cold.t0', '127.0.0.2');
+      expect(again.status).to.equal(200);
+      expect(again.body).to.include('report of cold.t0');
+    } finally {
+      await server.close();
+      await store.close();
+      outside.remove();
     }
   });
 });
