@@ -46,8 +46,7 @@ interface Under {
 
 for (const appDb of ['sqlite', 'postgres'] as const) {
   // With PostgreSQL each admission is a round trip to the database: requests that arrive meanwhile must not each be
-  // charged. (Its server runs in a process of its own, as operators run it: in this process mocha loads the
-  // dynamically imported SharedCostLimits as a second module instance, whose 429 would not be a Problem here.)
+  // charged. (Its server runs in a process of its own, as operators run it.)
   describe(`KLS store mode with a bounded cache: many first requests for one cold tenant (${appDb} app database)`, function () {
     this.timeout(120_000);
     let store: TestObjectStore;
