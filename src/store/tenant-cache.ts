@@ -77,6 +77,8 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
    */
   private readonly broken = new Map<string, { objects: string; error: string }>();
   private readonly promotedListeners: ((compositeId: string) => void)[] = [];
+  /** Admissions of a fetch under way per tenant (admitOnce): open once the fetch has started or was refused. */
+  private readonly admissions = new Map<string, Promise<void>>();
 
   constructor(
     private readonly registry: TenantRegistry,
@@ -150,13 +152,19 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     const broken = this.brokenError(listed);
     if (broken !== null) throw unusable(id, broken, RETRY_BROKEN_OBJECT_S, this.source.failureDetail(id));
     // a fetch this request starts counts against its caller's limit; one it joins costs nothing more
-    if (admitFetch !== undefined && !this.source.isBusy(id)) await admitFetch();
-    if (isInService(entry)) return () => undefined;
-    this.metrics.misses.inc();
-    this.pin(id);
+    const started = admitFetch === undefined ? undefined : await this.admitOnce(entry, admitFetch);
+    let fetching: Promise<void>;
+    try {
+      if (isInService(entry)) return () => undefined;
+      this.metrics.misses.inc();
+      this.pin(id);
+      fetching = this.source.fetch(id);
+    } finally {
+      started?.();
+    }
     let pinned = true;
     try {
-      const ended = await settledWithin(this.source.fetch(id), this.fetchWaitMs);
+      const ended = await settledWithin(fetching, this.fetchWaitMs);
       if (!ended) throw tenantUnavailable(id, Math.min(60, Math.max(1, this.source.secondsLeft(id) ?? RETRY_FAILED_FETCH_S)));
       // the fetch may have listed the tenant again (its object changed): grown past the bound, it says so now
       const now = this.source.listed(id) ?? listed;
@@ -217,8 +225,41 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     this.log.info({ tenant: compositeId, usedBytes: this.budget.usedBytes }, 'tenant evicted from the store cache');
   }
 
+  /**
+   * Room for a search index build. An index that cannot fit beside its tenant's files in the whole cache (not only
+   * now) throws `tenant-too-large` (no Retry-After), at its first claim or when it grows: a 503 asking to retry
+   * later would loop, as it would for a tenant whose files alone do not fit.
+   */
   claim(compositeId: string, bytes: number): BuildRoom | null {
-    return this.budget.tryReserve(compositeId, bytes);
+    this.judgeIndexRoom(compositeId, bytes);
+    const room = this.budget.tryReserve(compositeId, bytes);
+    if (room === null) return null;
+    return {
+      get bytes() {
+        return room.bytes;
+      },
+      grow: (to) => {
+        if (room.grow(to)) return true;
+        this.judgeIndexRoom(compositeId, to);
+        return false;
+      },
+      release: () => room.release(),
+    };
+  }
+
+  /**
+   * Throws `tenant-too-large` when an index of `bytes` and the tenant's listed files are more than the whole cache
+   * (the files as listed, not the folder's count, which holds the index of the generation before until this one is built).
+   */
+  private judgeIndexRoom(compositeId: string, bytes: number): void {
+    const listed = this.source.listed(compositeId);
+    if (listed === undefined) return;
+    const files = listed.kls.size + (listed.sis?.size ?? 0);
+    if (files + bytes <= this.budget.maxBytes) return;
+    throw new Problem(
+      'tenant-too-large',
+      `the search index of tenant "${compositeId}" does not fit beside its files (${toMb(files)} MB) in the whole cache (STORE_CACHE_MAX_MB=${toMb(this.budget.maxBytes)}): it cannot be searched with this bound`,
+    );
   }
 
   changed(compositeId: string): void {
@@ -302,6 +343,37 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     this.tooLarge.delete(compositeId);
     this.evicted.delete(compositeId);
     this.broken.delete(compositeId);
+  }
+
+  /**
+   * Charges the caller one fetch of the tenant, unless it is in service or its fetch runs (joined for free). An
+   * admission takes time (a round trip to the app database with shared limits): requests that arrive meanwhile wait
+   * for it rather than charge their callers for the same fetch, and join the fetch it lets start; after a refusal
+   * each asks for its own. Resolves with the function to call once the fetch has started (or was not needed),
+   * undefined when no admission was needed; throws the refusal (429).
+   */
+  private async admitOnce(entry: TenantEntry, admitFetch: FetchAdmission): Promise<(() => void) | undefined> {
+    const id = entry.compositeId;
+    for (;;) {
+      if (isInService(entry) || this.source.isBusy(id)) return undefined;
+      const running = this.admissions.get(id);
+      if (running === undefined) break;
+      await running;
+    }
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    this.admissions.set(id, gate);
+    const started = (): void => {
+      if (this.admissions.get(id) === gate) this.admissions.delete(id);
+      open();
+    };
+    try {
+      await admitFetch();
+    } catch (err) {
+      started();
+      throw err;
+    }
+    return started;
   }
 
   private pin(compositeId: string): void {
