@@ -11,17 +11,20 @@ import { until } from '../helpers/until.js';
 /** The unit-of-work time limit of these tests: short, so that a frozen or cut-off database is answered for quickly. */
 const TRANSACTION_TIMEOUT_MS = 2000;
 
+/** How long a `slow` proxy holds each answer of the database. */
+const SLOW_MS = 400;
+
 /**
  * A TCP proxy in front of PostgreSQL that can stop forwarding, as a network partition does: `blackhole` holds
  * every byte in both directions (connections stay open), `drop-answers` forwards what the server sends to the
  * database but throws away what the database answers; `drop-answers-after-commit` and `cut-after-commit` pass
  * until a COMMIT goes through (a simple-protocol query `COMMIT`), then drop every answer from then on, or close
  * that connection towards the server (the COMMIT still reaches the database); `heal` forwards again (held bytes
- * first, in order).
+ * first, in order); `slow` delays every answer by SLOW_MS (a database that answers, slowly).
  */
 interface PartitionProxy {
   readonly port: number;
-  mode: 'pass' | 'blackhole' | 'drop-answers' | 'drop-answers-after-commit' | 'cut-after-commit';
+  mode: 'pass' | 'blackhole' | 'drop-answers' | 'drop-answers-after-commit' | 'cut-after-commit' | 'slow';
   heal(): void;
   close(): Promise<void>;
 }
@@ -76,6 +79,14 @@ async function startPartitionProxy(targetPort: number): Promise<PartitionProxy> 
       }
     });
     upstream.on('data', (chunk: Buffer) => {
+      if (proxy.mode === 'slow') {
+        upstream.pause();
+        setTimeout(() => {
+          client.write(chunk);
+          upstream.resume();
+        }, SLOW_MS);
+        return;
+      }
       if (proxy.mode === 'pass' || proxy.mode === 'drop-answers-after-commit' || proxy.mode === 'cut-after-commit') client.write(chunk);
       else if (proxy.mode === 'blackhole') toClient.push(chunk);
       // drop-answers: lost on the way
@@ -261,6 +272,64 @@ describe('the app database as an operator breaks it (partition, read-only, froze
       await client.query('SET default_transaction_read_only = off');
       await client.query(`ALTER DATABASE "${database}" SET default_transaction_read_only = off`);
     });
+  });
+
+  it('a database that answers every statement 400 ms late: writes answer 200 or 503 within the time limit, a 503 is never saved, no 500', async () => {
+    const url = await postgres.createDatabase('slow');
+    proxy = await startPartitionProxy(postgres.port);
+    const viaProxy = url.replace(`:${postgres.port}/`, `:${proxy.port}/`);
+    server = await startTestServer({ env: { APP_DB_URL: viaProxy, APP_DB_TRANSACTION_TIMEOUT_MS: String(TRANSACTION_TIMEOUT_MS) } });
+    const writers = startWriters(server.url, 8);
+    try {
+      await until(() => writers.answers.filter((a) => a.status === 200).length >= 40, { what: 'writes to succeed' });
+      proxy.mode = 'slow';
+      const slowFrom = writers.answers.length;
+      await until(() => writers.answers.slice(slowFrom).filter((a) => a.status !== 0).length >= 24, { deadline: 60_000, what: 'writes answered while the database is slow' });
+      proxy.heal();
+    } finally {
+      await writers.stop();
+    }
+    await withClient(url, (client) =>
+      until(async () => {
+        const busy = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state IS DISTINCT FROM 'idle'");
+        return busy.rows[0]!.n === 0;
+      }),
+    );
+    const stored = new Set(await withClient(url, async (client) => (await client.query<{ name: string }>('SELECT name FROM saved_views')).rows.map((r) => r.name)));
+    const { answers } = writers;
+    expect(answers.filter((a) => a.status !== 0 && a.status !== 200 && a.status !== 503).map((a) => a.status), 'neither 200 nor 503').to.deep.equal([]);
+    expect(answers.filter((a) => a.status === 200 && !stored.has(a.marker)).map((a) => a.marker), 'acknowledged writes missing').to.deep.equal([]);
+    expect(answers.filter((a) => a.status === 503 && !/may have been saved/.test(a.detail) && stored.has(a.marker)).map((a) => a.marker), 'refused writes that committed').to.deep.equal([]);
+  });
+
+  it('a database that takes no more connections (connection limit reached): writes and reads answer 503, never 500', async () => {
+    const adminUrl = await postgres.createDatabase('full');
+    const database = new URL(adminUrl).pathname.slice(1);
+    // a role of its own: a superuser is exempt from connection limits
+    const role = `app_${database}`;
+    await withClient(adminUrl, async (client) => {
+      await client.query(`CREATE ROLE "${role}" LOGIN PASSWORD 'app'`);
+      await client.query(`ALTER DATABASE "${database}" OWNER TO "${role}"`);
+      await client.query(`ALTER SCHEMA public OWNER TO "${role}"`);
+    });
+    const url = new URL(adminUrl);
+    url.username = role;
+    url.password = 'app';
+    server = await startTestServer({ env: { APP_DB_URL: url.href, APP_DB_TRANSACTION_TIMEOUT_MS: String(TRANSACTION_TIMEOUT_MS) } });
+    const view = (name: string) => call(server!.url, '/api/views', { method: 'POST', json: { tenant: 'kantonsspital', entity: 'cost_centres', name, params: {} } });
+    expect((await view('before')).status).to.equal(200);
+    await withClient(adminUrl, async (client) => {
+      await client.query(`ALTER ROLE "${role}" CONNECTION LIMIT 0`);
+      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await view(`full-${i}`)).status, (await call(server.url, '/api/views?tenant=kantonsspital')).status);
+      expect(statuses).to.deep.equal(Array.from({ length: 8 }, () => 503));
+    } finally {
+      await withClient(adminUrl, (client) => client.query(`ALTER ROLE "${role}" CONNECTION LIMIT -1`));
+    }
+    expect((await until(async () => (await view('after')).status === 200 || undefined, { every: 100, what: 'a write once connections are taken again' })) ?? false).to.equal(true);
   });
 
   it('SIGTERM while PostgreSQL is frozen: the process ends within SHUTDOWN_TIMEOUT_MS', async () => {
