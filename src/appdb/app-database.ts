@@ -113,14 +113,26 @@ export async function initializeAppDatabase(config: AppDbConfig, log: Logger): P
     try {
       await migrate(dataSource);
     } catch (err) {
-      // a database that went away or a lock not granted meanwhile is tried again; anything else is the migration's own failure
-      throw classifyAppDbError(err) === null ? new AppDbMigrationError(err) : err;
+      // a database that went away or a lock not granted meanwhile is tried again, and so is an error of the driver
+      // itself (the connection terminated, no answer in time: no SQLSTATE, no severity); anything else is the
+      // migration's own failure
+      throw classifyAppDbError(err) === null && !isDriverSideError(err) ? new AppDbMigrationError(err) : err;
     }
     return dataSource;
   } catch (err) {
     if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * A query that failed in node-postgres without an answer of the database: TypeORM's QueryFailedError whose driver
+ * error carries no severity (every error the database reports has one), such as "Connection terminated
+ * unexpectedly" or "Query read timeout".
+ */
+function isDriverSideError(err: unknown): boolean {
+  const driverError = (err as { driverError?: unknown } | null)?.driverError;
+  return driverError instanceof Error && typeof (driverError as { severity?: unknown }).severity !== 'string';
 }
 
 function dataSourceOptions(config: AppDbConfig, log: Logger): DataSourceOptions {

@@ -2,6 +2,9 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import net from 'node:net';
 import pg from 'pg';
+import { pino } from 'pino';
+import { openAppDatabase } from '../../src/appdb/app-database.js';
+import { APP_DB_DEFAULT_SIZES } from '../../src/config.js';
 import { call } from '../helpers/http.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
@@ -25,6 +28,8 @@ const SLOW_MS = 400;
 interface PartitionProxy {
   readonly port: number;
   mode: 'pass' | 'blackhole' | 'drop-answers' | 'drop-answers-after-commit' | 'cut-after-commit' | 'slow';
+  /** The next connection whose client sends a packet holding this text is closed there (both sides), once. */
+  cutOn: string | null;
   heal(): void;
   close(): Promise<void>;
 }
@@ -34,6 +39,7 @@ async function startPartitionProxy(targetPort: number): Promise<PartitionProxy> 
   const proxy: PartitionProxy = {
     port: 0,
     mode: 'pass',
+    cutOn: null,
     heal() {
       proxy.mode = 'pass';
       for (const pair of pairs) pair.flush();
@@ -67,6 +73,10 @@ async function startPartitionProxy(targetPort: number): Promise<PartitionProxy> 
     upstream.on('close', () => client.destroy());
     client.on('end', () => upstream.end());
     client.on('data', (chunk: Buffer) => {
+      if (proxy.cutOn !== null && chunk.includes(proxy.cutOn)) {
+        proxy.cutOn = null;
+        return pair.destroy();
+      }
       if (proxy.mode === 'blackhole') return void toServer.push(chunk);
       upstream.write(chunk);
       if (!chunk.includes('COMMIT\0')) return;
@@ -330,6 +340,57 @@ describe('the app database as an operator breaks it (partition, read-only, froze
       await withClient(adminUrl, (client) => client.query(`ALTER ROLE "${role}" CONNECTION LIMIT -1`));
     }
     expect((await until(async () => (await view('after')).status === 200 || undefined, { every: 100, what: 'a write once connections are taken again' })) ?? false).to.equal(true);
+  });
+
+  it('a connection that breaks during the migrations at start is a database to try again, not a failed migration (exit 3)', async () => {
+    const url = await postgres.createDatabase('migratecut');
+    proxy = await startPartitionProxy(postgres.port);
+    const viaProxy = url.replace(`:${postgres.port}/`, `:${proxy.port}/`);
+    proxy.cutOn = 'pg_try_advisory_lock';
+    const opened = await openAppDatabase({ kind: 'postgres', url: viaProxy, ...APP_DB_DEFAULT_SIZES }, pino({ level: 'silent' }));
+    try {
+      expect(proxy.cutOn, 'the migration connection was cut').to.equal(null);
+      await until(() => opened.ping().then(() => true, () => false), { what: 'the app database to be ready after the retry' });
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('PostgreSQL frozen while the server starts: it listens, answers 503, writes once the database resumes, and stops within SHUTDOWN_TIMEOUT_MS', async () => {
+    const url = await postgres.createDatabase('frozenstart');
+    const data = tempDir('ads-frozen-start-');
+    fs.cpSync(demoTemplateDir(), data.dir, { recursive: true });
+    let child: ServerProcess | null = null;
+    const postmaster = postgres.pid!;
+    process.kill(postmaster, 'SIGSTOP');
+    stopped = [postmaster, ...childrenOf(postmaster)];
+    for (const pid of stopped.slice(1)) process.kill(pid, 'SIGSTOP');
+    try {
+      const startedAt = performance.now();
+      child = await spawnServer({ DATA_DIR: data.dir, GIT_WORKSPACES_DIR: '', APP_DB_URL: url, APP_DB_TRANSACTION_TIMEOUT_MS: String(TRANSACTION_TIMEOUT_MS), SHUTDOWN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '2000' });
+      // connecting gives up after 5 s; the start does not wait longer for the database
+      expect(performance.now() - startedAt).to.be.below(20_000);
+      const write = await call(child.url, '/api/views', { method: 'POST', json: { tenant: 'kantonsspital', entity: 'cost_centres', name: 'frozen', params: {} } });
+      expect(write.status).to.equal(503);
+      expect(write.headers.get('retry-after')).to.match(/^\d+$/);
+      for (const pid of stopped) process.kill(pid, 'SIGCONT');
+      stopped = [];
+      const server = child;
+      await until(async () => (await call(server.url, '/api/views', { method: 'POST', json: { tenant: 'kantonsspital', entity: 'cost_centres', name: 'thawed', params: {} } })).status === 200, {
+        deadline: 30_000,
+        every: 200,
+        what: 'a write once the database resumed',
+      });
+      const sentAt = performance.now();
+      child.child.kill('SIGTERM');
+      expect(await child.exited).to.equal(0);
+      expect(performance.now() - sentAt).to.be.below(2000 + 3000);
+    } finally {
+      for (const pid of stopped) process.kill(pid, 'SIGCONT');
+      stopped = [];
+      await child?.kill();
+      data.remove();
+    }
   });
 
   it('SIGTERM while PostgreSQL is frozen: the process ends within SHUTDOWN_TIMEOUT_MS', async () => {
