@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { APP_ENTITIES } from './entities.js';
 import { appDbUnavailable, classifyAppDbError, type AppDbFailure } from './failures.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { abandon } from './unit-of-work.js';
 
 /** The app database (views, notebooks, notes): TypeORM over SQLite (one machine) or PostgreSQL (several instances). */
 export interface AppDatabase {
@@ -22,6 +23,8 @@ export interface AppDatabase {
 const RECONNECT_MS = 2000;
 /** How much longer than a statement's own limit the client waits for its answer (a database that does not answer at all). */
 const QUERY_TIMEOUT_SLACK_MS = 1000;
+/** How long a health or readiness check waits for the database (PostgreSQL) before it counts as not answering. */
+const PING_TIMEOUT_MS = 3000;
 /** How long connecting may take, and waiting for a free pooled connection. */
 const CONNECT_TIMEOUT_MS = 5000;
 
@@ -88,7 +91,31 @@ export async function openAppDatabase(config: AppDbConfig, log: Logger, onFailur
     async ping() {
       if (migrationFailed !== null) throw migrationFailed;
       if (current === null || !current.isInitialized) throw new Error('app database not connected');
-      await current.query('SELECT 1 AS ok');
+      if (current.options.type !== 'postgres') {
+        await current.query('SELECT 1 AS ok');
+        return;
+      }
+      // a database that does not answer (frozen, partitioned) is told within PING_TIMEOUT_MS, not the statement
+      // limit, and the connection that waited is dropped: node-postgres keeps a timed-out query on its connection
+      const runner = current.createQueryRunner();
+      const query = runner.query('SELECT 1 AS ok');
+      query.catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          reject(new Error(`app database: no answer within ${PING_TIMEOUT_MS} ms`));
+          abandon(runner);
+        }, PING_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([query, expired]);
+      } finally {
+        clearTimeout(timer);
+        void query.then(
+          () => runner.release(),
+          () => runner.release(),
+        ).catch(() => undefined);
+      }
     },
     async close() {
       closed = true;

@@ -215,7 +215,7 @@ const isPostgres = (dataSource: DataSource): boolean => dataSource.options.type 
  * Gives the runner's connection (when it has one) back to the pool as broken: the pool closes it and opens another on demand, and
  * the driver fails the unit's pending query. (TypeORM's PostgreSQL runner has the method; other runners do not run here.)
  */
-function abandon(runner: QueryRunner): void {
+export function abandon(runner: QueryRunner): void {
   const postgres = runner as QueryRunner & { databaseConnection?: unknown; releasePostgresConnection?: (err?: Error) => Promise<void> };
   // still waiting for a connection: the unit releases the one it gets, unused, as a healthy one
   if (postgres.databaseConnection == null) return;
