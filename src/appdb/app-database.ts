@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { APP_ENTITIES } from './entities.js';
 import { appDbUnavailable, classifyAppDbError, type AppDbFailure } from './failures.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { abandon } from './unit-of-work.js';
 
 /** The app database (views, notebooks, notes): TypeORM over SQLite (one machine) or PostgreSQL (several instances). */
 export interface AppDatabase {
@@ -22,6 +23,8 @@ export interface AppDatabase {
 const RECONNECT_MS = 2000;
 /** How much longer than a statement's own limit the client waits for its answer (a database that does not answer at all). */
 const QUERY_TIMEOUT_SLACK_MS = 1000;
+/** How long a health or readiness check waits for the database (PostgreSQL) before it counts as not answering. */
+const PING_TIMEOUT_MS = 3000;
 /** How long connecting may take, and waiting for a free pooled connection. */
 const CONNECT_TIMEOUT_MS = 5000;
 
@@ -88,7 +91,31 @@ export async function openAppDatabase(config: AppDbConfig, log: Logger, onFailur
     async ping() {
       if (migrationFailed !== null) throw migrationFailed;
       if (current === null || !current.isInitialized) throw new Error('app database not connected');
-      await current.query('SELECT 1 AS ok');
+      if (current.options.type !== 'postgres') {
+        await current.query('SELECT 1 AS ok');
+        return;
+      }
+      // a database that does not answer (frozen, partitioned) is told within PING_TIMEOUT_MS, not the statement
+      // limit, and the connection that waited is dropped: node-postgres keeps a timed-out query on its connection
+      const runner = current.createQueryRunner();
+      const query = runner.query('SELECT 1 AS ok');
+      query.catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          reject(new Error(`app database: no answer within ${PING_TIMEOUT_MS} ms`));
+          abandon(runner);
+        }, PING_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([query, expired]);
+      } finally {
+        clearTimeout(timer);
+        void query.then(
+          () => runner.release(),
+          () => runner.release(),
+        ).catch(() => undefined);
+      }
     },
     async close() {
       closed = true;
@@ -113,14 +140,26 @@ export async function initializeAppDatabase(config: AppDbConfig, log: Logger): P
     try {
       await migrate(dataSource);
     } catch (err) {
-      // a database that went away or a lock not granted meanwhile is tried again; anything else is the migration's own failure
-      throw classifyAppDbError(err) === null ? new AppDbMigrationError(err) : err;
+      // a database that went away or a lock not granted meanwhile is tried again, and so is an error of the driver
+      // itself (the connection terminated, no answer in time: no SQLSTATE, no severity); anything else is the
+      // migration's own failure
+      throw classifyAppDbError(err) === null && !isDriverSideError(err) ? new AppDbMigrationError(err) : err;
     }
     return dataSource;
   } catch (err) {
     if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * A query that failed in node-postgres without an answer of the database: TypeORM's QueryFailedError whose driver
+ * error carries no severity (every error the database reports has one), such as "Connection terminated
+ * unexpectedly" or "Query read timeout".
+ */
+function isDriverSideError(err: unknown): boolean {
+  const driverError = (err as { driverError?: unknown } | null)?.driverError;
+  return driverError instanceof Error && typeof (driverError as { severity?: unknown }).severity !== 'string';
 }
 
 function dataSourceOptions(config: AppDbConfig, log: Logger): DataSourceOptions {

@@ -27,16 +27,17 @@ export class AppDbFault extends Error {
 }
 
 // SQLSTATE classes and codes: 08 connection exception, 53 insufficient resources (too many connections, out of
-// memory or disk), 57P operator intervention (shutdown, crash, starting up); lock_not_available, deadlock,
+// memory or disk), 57P operator intervention (shutdown, crash, starting up), 25006 read_only_sql_transaction (a
+// standby, or default_transaction_read_only during a failover: no write is accepted); lock_not_available, deadlock,
 // serialization failure and query_canceled (lock or statement timeout, and the commit deadline of a write).
 const PG_BUSY = new Set(['55P03', '40P01', '40001', '57014']);
-const PG_UNREACHABLE_CLASSES = ['08', '53', '57P'];
+const PG_UNREACHABLE_CLASSES = ['08', '53', '57P', '25006'];
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
  * Classifies an error of the app database by what happened: a unit's own fault (AppDbFault), a query runner the
  * driver released when its connection broke, a SQLSTATE of the connection, resource or shutdown classes, a socket
- * error code are `unreachable`; a lock not free in time (SQLite SQLITE_BUSY after its busy timeout, PostgreSQL
+ * error code, a database that accepts no writes are `unreachable`; a lock not free in time (SQLite SQLITE_BUSY after its busy timeout, PostgreSQL
  * lock_timeout, deadlock, serialization failure, statement timeout) is `busy`; anything else (a bug, a
  * constraint) is null and stays a 500.
  */

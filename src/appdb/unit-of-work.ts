@@ -147,8 +147,15 @@ export class UnitOfWork {
           try {
             await runner.commitTransaction();
           } catch (err) {
+            const { code, severity } = (err as { driverError?: { code?: unknown; severity?: unknown } }).driverError ?? {};
             // refused by the commit deadline: nothing was saved
-            if ((err as { driverError?: { code?: unknown } }).driverError?.code === COMMIT_DEADLINE_SQLSTATE) throw new AppDbFault('timeout', { cause: err });
+            if (code === COMMIT_DEADLINE_SQLSTATE) throw new AppDbFault('timeout', { cause: err });
+            // the database answered the COMMIT with an error of its own: not saved. No answer (the connection broke
+            // after the COMMIT was sent): the database may have committed it before it went away
+            // (an error the database reported carries its severity; a socket's error code does not)
+            if (typeof severity !== 'string' && (runner.isReleased || classifyAppDbError(err) === 'unreachable')) {
+              throw new AppDbFault('commit-unknown', { cause: err });
+            }
             throw err;
           }
           return result;
@@ -208,7 +215,7 @@ const isPostgres = (dataSource: DataSource): boolean => dataSource.options.type 
  * Gives the runner's connection (when it has one) back to the pool as broken: the pool closes it and opens another on demand, and
  * the driver fails the unit's pending query. (TypeORM's PostgreSQL runner has the method; other runners do not run here.)
  */
-function abandon(runner: QueryRunner): void {
+export function abandon(runner: QueryRunner): void {
   const postgres = runner as QueryRunner & { databaseConnection?: unknown; releasePostgresConnection?: (err?: Error) => Promise<void> };
   // still waiting for a connection: the unit releases the one it gets, unused, as a healthy one
   if (postgres.databaseConnection == null) return;

@@ -87,6 +87,7 @@ function startWriters(url: string): { attempts: Attempt[]; stop(): Promise<void>
 /** The markers stored in the app database at `url`, of cells and of saved views. */
 async function storedMarkers(url: string): Promise<Set<string>> {
   const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
   await client.connect();
   try {
     const cells = await client.query<{ content: string }>('SELECT content FROM cells');
@@ -191,6 +192,7 @@ describe('the app database failing under 16 writers (PostgreSQL killed, frozen)'
     stopped = [];
     // the database works off what its backends had read before they stopped: wait until no session of the server is busy
     const admin = new pg.Client({ connectionString: url });
+    admin.on('error', () => undefined);
     await admin.connect();
     try {
       await until(
@@ -235,6 +237,7 @@ describe('the app database failing under 16 writers (PostgreSQL killed, frozen)'
     const url = await postgres.createDatabase('badmigration');
     // a table of that name without the columns a migration indexes
     const client = new pg.Client({ connectionString: url });
+    client.on('error', () => undefined);
     await client.connect();
     await client.query('CREATE TABLE notes (x integer)');
     await client.end();

@@ -68,6 +68,13 @@ describe('POST /api/refresh reaches every instance on one PostgreSQL app databas
     }
     await waitUntil(async () => (await cacheOf(b)).refreshes === 'shared', 60_000, 'the channel to listen again');
     await waitUntil(async () => (await report(b)).includes('v3'), 30_000, 'the other instance to catch up');
+    // and the new LISTEN connections carry the refreshes sent after the restart, both ways
+    await waitUntil(async () => (await cacheOf(a)).refreshes === 'shared', 60_000, 'the first instance to listen again');
+    await store.put(KEY, tenantVariant('ost', 'kantonsspital', 'Kantonsspital v4', 'v4'));
+    const res = await call(b.url, '/api/refresh?scope=tenant&tenant=ost.kantonsspital&wait=true');
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('x-refresh-reach')).to.equal('cluster');
+    await waitUntil(async () => (await report(a)).includes('v4'), 15_000, 'the refresh to reach the first instance after the restart');
   });
 });
 

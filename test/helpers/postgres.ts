@@ -161,6 +161,8 @@ export async function startPostgres(options: { durable?: boolean; unref?: boolea
 
   const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
     const client = new pg.Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres' });
+    // a server killed or stopped while the client is open makes it emit 'error': no uncaught error in the test run
+    client.on('error', () => undefined);
     await client.connect();
     try {
       return await work(client);

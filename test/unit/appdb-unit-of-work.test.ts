@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { pino } from 'pino';
+import { DataSource } from 'typeorm';
 import { AppDbMigrationError, openAppDatabase, type AppDatabase } from '../../src/appdb/app-database.js';
+import { APP_ENTITIES } from '../../src/appdb/entities.js';
 import { MIGRATIONS } from '../../src/appdb/migrations/index.js';
 import { NotebookRow } from '../../src/appdb/notebook.entity.js';
 import { UnitOfWork } from '../../src/appdb/unit-of-work.js';
@@ -77,6 +79,38 @@ for (const dialect of DIALECTS) {
     afterEach(async () => {
       await appDb.close();
       remove();
+    });
+
+    it('upgrades a database of the previous release that holds data: the last migration applies, the data stays, writes go on', async () => {
+      // a new database, made and written by the migrations of the release before the last one
+      const { config: older, remove: removeOlder } = await dialect.config();
+      const options =
+        older.kind === 'sqlite'
+          ? ({ type: 'better-sqlite3', database: older.path } as const)
+          : ({ type: 'postgres', url: older.url } as const);
+      const previous = new DataSource({ ...options, entities: APP_ENTITIES, migrations: MIGRATIONS.slice(0, -1), logging: false });
+      try {
+        await previous.initialize();
+        await previous.runMigrations({ transaction: 'each' });
+        await previous.getRepository(NotebookRow).insert({ tenantId: 'ost.old', createdAt: '1', updatedAt: '1' });
+        await previous.destroy();
+        const upgraded = await openAppDatabase(older, silent);
+        try {
+          const ran = (await upgraded.dataSource.query('SELECT name FROM migrations ORDER BY id')) as { name: string }[];
+          expect(ran.map((r) => r.name)).to.deep.equal(MIGRATIONS.map((migration) => new migration().name));
+          const upgradedUnits = unitsOf(upgraded, older);
+          expect(await upgradedUnits.read((m) => m.countBy(NotebookRow, { tenantId: 'ost.old' }))).to.equal(1);
+          await upgradedUnits.write('old', (m) => m.update(NotebookRow, { tenantId: 'ost.old' }, { updatedAt: '2' }));
+          await upgradedUnits.write('new', (m) => m.insert(NotebookRow, { tenantId: 'ost.new', createdAt: '2', updatedAt: '2' }));
+          expect((await upgradedUnits.read((m) => m.findOneByOrFail(NotebookRow, { tenantId: 'ost.old' }))).updatedAt).to.equal('2');
+          expect(await upgradedUnits.read((m) => m.countBy(NotebookRow, {}))).to.equal(2);
+        } finally {
+          await upgraded.close();
+        }
+      } finally {
+        if (previous.isInitialized) await previous.destroy();
+        removeOlder();
+      }
     });
 
     it('runs the migrations: the tables of views, notebooks, notes and cells exist', async () => {
