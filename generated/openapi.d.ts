@@ -674,7 +674,7 @@ export interface paths {
          *     fail within them. `invalidated` counts the cached files in scope, `tenants` the
          *     tenants in scope. A refresh that covers a tenant whose download is already
          *     running joins that download (one transfer, no 503), and refreshes of one scope
-         *     that arrive while its listing runs share that listing. `error` says what failed
+         *     that arrive while its listing runs wait for it and share the one listing after it. `error` says what failed
          *     in words; it names no host, bucket or object key.
          *     The store being unreachable is not an HTTP error: the cached files stay in
          *     service and store-status and health report it.

@@ -68,8 +68,15 @@ export class KlsStore implements FetchSource {
   private warmUp: Promise<void> = Promise.resolve();
   private startUp: Promise<void> = Promise.resolve();
   private polling: Promise<unknown> | null = null;
-  /** Syncs still listing, by the prefix they list: a sync of the same prefix asked for meanwhile shares it. */
-  private readonly listingSyncs = new Map<string, Promise<string | null>>();
+  /** Syncs still listing, by the prefix they list, with the moment their listing is done. */
+  private readonly listingSyncs = new Map<string, { job: Promise<string | null>; listed: Promise<void> }>();
+  /**
+   * The sync that follows a running listing, by prefix: every sync of the prefix asked for while that listing runs
+   * shares it (the running listing may have read the store before what they ask for changed).
+   */
+  private readonly nextSyncs = new Map<string, Promise<string | null>>();
+  /** Vanished tenants whose files a request still held when they left: deleted by a later listing. */
+  private readonly leftovers = new Map<string, TenantEntry>();
   /** Every sync running (shutdown waits for them). */
   private readonly running = new Set<Promise<string | null>>();
   private closing: Promise<void> | null = null;
@@ -242,27 +249,46 @@ export class KlsStore implements FetchSource {
 
   /**
    * Lists the scope, drops tenants that vanished, syncs the listed tenants it keeps. Resolves with the store-level
-   * error, if any. A sync asked for while another of the same prefix still lists shares that one (one listing for
-   * any number of refreshes that arrive meanwhile); once its listing is done, the next one lists anew.
+   * error, if any. A sync asked for while another of the same prefix still lists waits for that listing to end and
+   * then shares one new listing with every other sync asked for meanwhile: each sees the store as it was when it
+   * was asked for or later, and any number of refreshes that arrive during one listing make one listing more.
    */
   private sync(scope: SyncScope, onListed?: (error: string | null) => void): Promise<string | null> {
     const prefix = scopePrefix(this.options.prefix, scope);
-    const shared = this.listingSyncs.get(prefix);
-    if (shared !== undefined && onListed === undefined) return shared;
+    const listing = this.listingSyncs.get(prefix);
+    if (listing === undefined || onListed !== undefined) return this.startSync(scope, prefix, onListed);
+    let next = this.nextSyncs.get(prefix);
+    if (next === undefined) {
+      next = listing.listed.then(() => {
+        this.nextSyncs.delete(prefix);
+        return this.closing === null ? this.sync(scope) : 'the server is shutting down';
+      });
+      this.nextSyncs.set(prefix, next);
+    }
+    return next;
+  }
+
+  private startSync(scope: SyncScope, prefix: string, onListed?: (error: string | null) => void): Promise<string | null> {
     let listed = false;
+    let markListed: () => void = () => undefined;
+    const listedOnce = new Promise<void>((resolve) => {
+      markListed = resolve;
+    });
     const job: Promise<string | null> = this.syncOnce(scope, prefix, () => {
       listed = true;
-      if (this.listingSyncs.get(prefix) === job) this.listingSyncs.delete(prefix);
+      markListed();
+      if (this.listingSyncs.get(prefix)?.job === job) this.listingSyncs.delete(prefix);
     }, onListed)
       .catch((err: unknown) => {
         this.log.error({ err }, 'object store sync failed');
         return 'sync failed: the server could not bring the cache in step with the store';
       })
       .finally(() => {
-        if (this.listingSyncs.get(prefix) === job) this.listingSyncs.delete(prefix);
+        markListed();
+        if (this.listingSyncs.get(prefix)?.job === job) this.listingSyncs.delete(prefix);
         this.running.delete(job);
       });
-    if (!listed) this.listingSyncs.set(prefix, job);
+    if (!listed) this.listingSyncs.set(prefix, { job, listed: listedOnce });
     this.running.add(job);
     return job;
   }
@@ -279,8 +305,10 @@ export class KlsStore implements FetchSource {
     this.reachedOnce = true;
     const listed = listedTenants(listing.objects, this.options.prefix);
     if (listing.complete) {
+      this.sweepLeftovers();
       for (const entry of this.inScope(scope)) {
-        if (!listed.has(entry.compositeId) && this.mayDelete(entry)) this.forget(entry);
+        // a tenant still downloading is judged by the next listing, once its transfer has ended
+        if (!listed.has(entry.compositeId) && !this.syncs.isBusy(entry.compositeId)) this.forget(entry);
       }
     }
     const syncs: Promise<SyncOutcome>[] = [];
@@ -327,18 +355,38 @@ export class KlsStore implements FetchSource {
    * bounded cache, no request waits for it (the checks eviction honours). A tenant that vanished from the store
    * while in use is forgotten by a later listing.
    */
-  private mayDelete(entry: TenantEntry): boolean {
-    if (this.cache !== null) return this.cache.canEvict(entry.compositeId);
-    return !this.syncs.isBusy(entry.compositeId) && (entry.handle?.leaseCount ?? 0) === 0;
-  }
-
-  /** A tenant no longer in the store leaves the list; its cached files go (app-database data stays). */
+  /**
+   * A tenant no longer in the store leaves the list at once (new requests answer 404); its cached files go
+   * (app-database data stays) as soon as no request holds them: a running export or search keeps reading them, and
+   * the next complete listing deletes them once it has ended.
+   */
   private forget(entry: TenantEntry): void {
     this.registry.remove(entry.compositeId);
-    fs.rmSync(entry.dir, { recursive: true, force: true });
     this.listings.delete(entry.compositeId);
-    this.cache?.forget(entry.compositeId);
     this.log.info({ tenant: entry.compositeId }, 'tenant vanished from the object store');
+    if (this.isHeld(entry)) this.leftovers.set(entry.compositeId, entry);
+    else this.removeFiles(entry);
+  }
+
+  /** Whether a request still reads the tenant's files: a lease of its handle, or a pin of the bounded cache. */
+  private isHeld(entry: TenantEntry): boolean {
+    return (entry.handle?.leaseCount ?? 0) > 0 || (this.cache !== null && !this.cache.canEvict(entry.compositeId));
+  }
+
+  private removeFiles(entry: TenantEntry): void {
+    fs.rmSync(entry.dir, { recursive: true, force: true });
+    this.cache?.forget(entry.compositeId);
+  }
+
+  /** Deletes the files of vanished tenants that nothing holds any more; a tenant back in the store keeps its folder. */
+  private sweepLeftovers(): void {
+    for (const [compositeId, entry] of this.leftovers) {
+      if (this.registry.get(compositeId) !== undefined) this.leftovers.delete(compositeId);
+      else if (!this.isHeld(entry)) {
+        this.leftovers.delete(compositeId);
+        this.removeFiles(entry);
+      }
+    }
   }
 
   private inScope(scope: SyncScope): TenantEntry[] {
