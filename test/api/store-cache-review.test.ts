@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { call } from '../helpers/http.js';
+import { call, expectProblem } from '../helpers/http.js';
 import { demoKlsFile, startObjectStore, type TestObjectStore } from '../helpers/s3rver.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { REPORT_KEY, tenantVariant } from '../helpers/store-cache.js';
@@ -65,11 +65,14 @@ describe('the store cache and tenant removal: what the review found', function (
         expect(server.deps.searchIndexes.namesBytes).to.be.below(names);
       });
 
-      it('gone from the store while a lease holds its file: its files stay until the lease ends, then a refresh deletes them', async () => {
+      it('gone from the store while a lease holds its file: it leaves the list at once, its files stay until the lease ends, then a refresh deletes them', async () => {
         const entry = server.deps.tenants.get(TENANT)!;
         const lease = await server.deps.tenants.lease(entry);
         await store.remove('ost/kantonsspital/kls.sqlite');
         expect((await call(server.url, '/api/refresh?wait=true')).status).to.equal(200);
+        // gone for every new request at once; only its files wait for the lease
+        expect(server.deps.tenants.get(TENANT)).to.equal(undefined);
+        expectProblem(await call(server.url, `/api/db-status/${TENANT}`), 404);
         expect(fs.existsSync(entry.klsPath)).to.equal(true);
         expect(lease.db.prepare('SELECT count(*) AS n FROM meta').get()).to.have.property('n').above(0);
         lease.release();
@@ -101,6 +104,9 @@ describe('the store cache and tenant removal: what the review found', function (
         const lease = await server.deps.tenants.lease(entry);
         await store.remove('ost/kantonsspital/kls.sqlite');
         expect((await call(server.url, '/api/refresh?wait=true')).status).to.equal(200);
+        // gone for every new request at once; only its files wait for the lease
+        expect(server.deps.tenants.get(TENANT)).to.equal(undefined);
+        expectProblem(await call(server.url, `/api/db-status/${TENANT}`), 404);
         expect(fs.existsSync(entry.klsPath)).to.equal(true);
         lease.release();
         // the read again moved the tenant to the protected segment, whose index build leases it too
