@@ -228,8 +228,13 @@ export class KlsStore implements FetchSource {
     });
   }
 
+  /**
+   * Whether a sync of the tenant runs, or its files are those of a vanished tenant not yet deleted: the bounded
+   * cache keeps counting those and never evicts them (an eviction would only drop their count, and a lease may still
+   * read them); the store deletes them and drops their count together.
+   */
   isBusy(compositeId: string): boolean {
-    return this.syncs.isBusy(compositeId);
+    return this.syncs.isBusy(compositeId) || (this.leftovers.has(compositeId) && this.registry.get(compositeId) === undefined);
   }
 
   secondsLeft(compositeId: string): number | null {
@@ -364,6 +369,8 @@ export class KlsStore implements FetchSource {
     this.registry.remove(entry.compositeId);
     this.listings.delete(entry.compositeId);
     this.log.info({ tenant: entry.compositeId }, 'tenant vanished from the object store');
+    // an older leftover of the same folder is judged with this entry (it would count as held by its mere presence)
+    this.leftovers.delete(entry.compositeId);
     if (this.isHeld(entry)) this.leftovers.set(entry.compositeId, entry);
     else this.removeFiles(entry);
   }
@@ -380,12 +387,12 @@ export class KlsStore implements FetchSource {
 
   /** Deletes the files of vanished tenants that nothing holds any more; a tenant back in the store keeps its folder. */
   private sweepLeftovers(): void {
-    for (const [compositeId, entry] of this.leftovers) {
-      if (this.registry.get(compositeId) !== undefined) this.leftovers.delete(compositeId);
-      else if (!this.isHeld(entry)) {
-        this.leftovers.delete(compositeId);
-        this.removeFiles(entry);
-      }
+    for (const [compositeId, entry] of [...this.leftovers]) {
+      // out of the map while judged: a leftover counts as busy to the cache, whose checks isHeld asks
+      this.leftovers.delete(compositeId);
+      if (this.registry.get(compositeId) !== undefined) continue;
+      if (this.isHeld(entry)) this.leftovers.set(compositeId, entry);
+      else this.removeFiles(entry);
     }
   }
 
