@@ -12,7 +12,6 @@ import { TENANT_FILES, isInScope, listedTenants, scopePrefix, type ListedTenant,
 import type { ObjectStore } from './object-store.js';
 import { listPrefix } from './store-listing.js';
 import { TenantCache, type FetchSource } from './tenant-cache.js';
-import type { SyncOutcome } from './tenant-download.js';
 import { TenantSyncs } from './tenant-syncs.js';
 import { warmOrder } from './warm-list.js';
 import { indexRoomFor } from '../search/build-room.js';
@@ -309,14 +308,16 @@ export class KlsStore implements FetchSource {
     }
     this.reachedOnce = true;
     const listed = listedTenants(listing.objects, this.options.prefix);
+    const syncs: Promise<unknown>[] = [];
     if (listing.complete) {
       this.sweepLeftovers();
       for (const entry of this.inScope(scope)) {
-        // a tenant still downloading is judged by the next listing, once its transfer has ended
-        if (!listed.has(entry.compositeId) && !this.syncs.isBusy(entry.compositeId)) this.forget(entry);
+        if (listed.has(entry.compositeId)) continue;
+        // a tenant still downloading leaves once its transfer has ended (this sync waits for it)
+        if (this.syncs.isBusy(entry.compositeId)) syncs.push(this.forgetOnceSynced(entry));
+        else this.forget(entry);
       }
     }
-    const syncs: Promise<SyncOutcome>[] = [];
     for (const tenant of listed.values()) {
       if (!isInScope(scope, tenant.pack, tenant.slug)) continue;
       this.listings.set(tenant.compositeId, tenant);
@@ -356,10 +357,17 @@ export class KlsStore implements FetchSource {
   }
 
   /**
-   * Whether a tenant's cached files may be deleted now: no sync of it runs, no lease holds its file and, with a
-   * bounded cache, no request waits for it (the checks eviction honours). A tenant that vanished from the store
-   * while in use is forgotten by a later listing.
+   * Forgets a tenant a complete listing did not show once its running sync has ended, unless a listing since has
+   * shown it again (its listing changed) or another sync of it started meanwhile (then that one is waited for).
    */
+  private async forgetOnceSynced(entry: TenantEntry): Promise<void> {
+    const id = entry.compositeId;
+    const seen = this.listings.get(id);
+    if (seen === undefined) return;
+    while (this.syncs.isBusy(id)) await this.syncs.sync(seen);
+    if (this.closing === null && this.registry.get(id) === entry && this.listings.get(id) === seen) this.forget(entry);
+  }
+
   /**
    * A tenant no longer in the store leaves the list at once (new requests answer 404); its cached files go
    * (app-database data stays) as soon as no request holds them: a running export or search keeps reading them, and
