@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import { call } from '../helpers/http.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
-import { startObjectStore, type TestObjectStore } from '../helpers/s3rver.js';
+import { demoKlsFile, startObjectStore, type TestObjectStore } from '../helpers/s3rver.js';
+import { bytesOnDisk } from '../helpers/store-cache.js';
 import type { TestServer } from '../helpers/server.js';
 import { startStoreModeServer, waitForSync, waitUntil } from '../helpers/store-mode.js';
 
@@ -49,6 +50,30 @@ describe('KLS store mode, bounded cache: the files of a vanished tenant that a l
     expect(fs.existsSync(entry.dir)).to.equal(false);
     expect(cache.budget.chargeOf(TENANT)).to.equal(undefined);
   });
+  it('back in the store while its old files are a leftover: the new download keeps its folder, the sweep deletes nothing of it', async () => {
+    expect((await call(server.url, `/api/reports/${TENANT}/monthly_controlling_2026_10`)).status).to.equal(200);
+    await server.deps.searchIndexes.buildsSettled();
+    const cache = server.deps.store!.cache!;
+    const old = server.deps.tenants.get(TENANT)!;
+    const lease = await server.deps.tenants.lease(old);
+    await store.remove('ost/kantonsspital/kls.sqlite');
+    expect((await call(server.url, '/api/refresh?wait=true')).status).to.equal(200);
+    expect(server.deps.tenants.get(TENANT)).to.equal(undefined);
+    await store.put('ost/kantonsspital/kls.sqlite', demoKlsFile('ost', 'kantonsspital'));
+    expect((await call(server.url, '/api/refresh?wait=true')).status).to.equal(200);
+    const back = server.deps.tenants.get(TENANT)!;
+    expect(back).to.not.equal(old);
+    expect((await call(server.url, `/api/reports/${TENANT}/monthly_controlling_2026_10`)).status).to.equal(200);
+    lease.release();
+    await server.deps.searchIndexes.buildsSettled();
+    // the listing after: the old entry's files are the new one's folder, which stays in service
+    expect((await call(server.url, '/api/refresh?wait=true')).status).to.equal(200);
+    expect(server.deps.tenants.get(TENANT)).to.equal(back);
+    expect(fs.existsSync(back.klsPath)).to.equal(true);
+    expect((await call(server.url, `/api/reports/${TENANT}/monthly_controlling_2026_10`)).status).to.equal(200);
+    expect(cache.budget.chargeOf(TENANT)).to.equal(bytesOnDisk(back.dir));
+    expect(cache.canEvict(TENANT)).to.equal(true);
+  });
 });
 
 describe('KLS store mode: a tenant that vanishes from the store while its download runs', function () {
@@ -79,6 +104,28 @@ describe('KLS store mode: a tenant that vanishes from the store while its downlo
       expect(res.body).to.include({ status: 'completed', tenants: 3 });
       expect(server.deps.tenants.get(TENANT)).to.equal(undefined);
       expect((await fetching).status).to.be.oneOf([404, 503]);
+    } finally {
+      await server.close();
+    }
+  });
+  it('shutdown while refreshes wait for the listing after a running one: close ends within the time limit, no listing starts after it', async () => {
+    const server = await startStoreModeServer(store, {
+      env: { S3_ENDPOINT: proxy.endpoint, STORE_CACHE_MAX_MB: '1000', ...DEADLINES, STORE_FIRST_BYTE_TIMEOUT_MS: '30000', STORE_IDLE_TIMEOUT_MS: '30000' },
+    });
+    try {
+      await waitForSync(server);
+      const kls = server.deps.store!;
+      proxy.inject({ kind: 'hang' }, /list-type=2/);
+      const first = kls.refresh({ kind: 'all' }, true);
+      await waitUntil(() => proxy.faulted.length >= 1, 5000, 'the listing held by the store');
+      const waiting = [kls.refresh({ kind: 'all' }, true), kls.refresh({ kind: 'all' }, true)];
+      const listings = proxy.requests.filter((line) => /list-type=2/.test(line)).length;
+      const asked = performance.now();
+      await kls.close();
+      expect(performance.now() - asked).to.be.below(5000);
+      expect((await first).status).to.equal('completed');
+      for (const answer of await Promise.all(waiting)) expect(answer).to.include({ status: 'completed', error: 'the server is shutting down' });
+      expect(proxy.requests.filter((line) => /list-type=2/.test(line)).length).to.equal(listings);
     } finally {
       await server.close();
     }
