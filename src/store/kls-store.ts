@@ -258,6 +258,7 @@ export class KlsStore implements FetchSource {
    * was asked for or later, and any number of refreshes that arrive during one listing make one listing more.
    */
   private sync(scope: SyncScope, onListed?: (error: string | null) => void): Promise<string | null> {
+    if (this.closing !== null) return Promise.resolve(SHUTTING_DOWN);
     const prefix = scopePrefix(this.options.prefix, scope);
     const listing = this.listingSyncs.get(prefix);
     if (listing === undefined || onListed !== undefined) return this.startSync(scope, prefix, onListed);
@@ -265,7 +266,7 @@ export class KlsStore implements FetchSource {
     if (next === undefined) {
       next = listing.listed.then(() => {
         this.nextSyncs.delete(prefix);
-        return this.closing === null ? this.sync(scope) : 'the server is shutting down';
+        return this.sync(scope);
       });
       this.nextSyncs.set(prefix, next);
     }
@@ -408,6 +409,9 @@ export class KlsStore implements FetchSource {
     return this.registry.list().filter((entry) => isInScope(scope, entry.pack, entry.slug));
   }
 }
+
+/** The store-level error of a sync asked for once shutdown has begun: it lists nothing. */
+const SHUTTING_DOWN = 'the server is shutting down';
 
 const countReady = (entries: TenantEntry[]): number => entries.filter((e) => e.status === 'ready').length;
 

@@ -126,6 +126,9 @@ describe('KLS store mode: a tenant that vanishes from the store while its downlo
       expect((await first).status).to.equal('completed');
       for (const answer of await Promise.all(waiting)) expect(answer).to.include({ status: 'completed', error: 'the server is shutting down' });
       expect(proxy.requests.filter((line) => /list-type=2/.test(line)).length).to.equal(listings);
+      // a refresh asked for after shutdown lists nothing either
+      expect(await kls.refresh({ kind: 'all' }, true)).to.include({ status: 'completed', error: 'the server is shutting down' });
+      expect(proxy.requests.filter((line) => /list-type=2/.test(line)).length).to.equal(listings);
     } finally {
       await server.close();
     }
