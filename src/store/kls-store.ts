@@ -12,7 +12,6 @@ import { TENANT_FILES, isInScope, listedTenants, scopePrefix, type ListedTenant,
 import type { ObjectStore } from './object-store.js';
 import { listPrefix } from './store-listing.js';
 import { TenantCache, type FetchSource } from './tenant-cache.js';
-import type { SyncOutcome } from './tenant-download.js';
 import { TenantSyncs } from './tenant-syncs.js';
 import { warmOrder } from './warm-list.js';
 import { indexRoomFor } from '../search/build-room.js';
@@ -228,8 +227,13 @@ export class KlsStore implements FetchSource {
     });
   }
 
+  /**
+   * Whether a sync of the tenant runs, or its files are those of a vanished tenant not yet deleted: the bounded
+   * cache keeps counting those and never evicts them (an eviction would only drop their count, and a lease may still
+   * read them); the store deletes them and drops their count together.
+   */
   isBusy(compositeId: string): boolean {
-    return this.syncs.isBusy(compositeId);
+    return this.syncs.isBusy(compositeId) || (this.leftovers.has(compositeId) && this.registry.get(compositeId) === undefined);
   }
 
   secondsLeft(compositeId: string): number | null {
@@ -254,6 +258,7 @@ export class KlsStore implements FetchSource {
    * was asked for or later, and any number of refreshes that arrive during one listing make one listing more.
    */
   private sync(scope: SyncScope, onListed?: (error: string | null) => void): Promise<string | null> {
+    if (this.closing !== null) return Promise.resolve(SHUTTING_DOWN);
     const prefix = scopePrefix(this.options.prefix, scope);
     const listing = this.listingSyncs.get(prefix);
     if (listing === undefined || onListed !== undefined) return this.startSync(scope, prefix, onListed);
@@ -261,7 +266,7 @@ export class KlsStore implements FetchSource {
     if (next === undefined) {
       next = listing.listed.then(() => {
         this.nextSyncs.delete(prefix);
-        return this.closing === null ? this.sync(scope) : 'the server is shutting down';
+        return this.sync(scope);
       });
       this.nextSyncs.set(prefix, next);
     }
@@ -304,14 +309,16 @@ export class KlsStore implements FetchSource {
     }
     this.reachedOnce = true;
     const listed = listedTenants(listing.objects, this.options.prefix);
+    const syncs: Promise<unknown>[] = [];
     if (listing.complete) {
       this.sweepLeftovers();
       for (const entry of this.inScope(scope)) {
-        // a tenant still downloading is judged by the next listing, once its transfer has ended
-        if (!listed.has(entry.compositeId) && !this.syncs.isBusy(entry.compositeId)) this.forget(entry);
+        if (listed.has(entry.compositeId)) continue;
+        // a tenant still downloading leaves once its transfer has ended (this sync waits for it)
+        if (this.syncs.isBusy(entry.compositeId)) syncs.push(this.forgetOnceSynced(entry));
+        else this.forget(entry);
       }
     }
-    const syncs: Promise<SyncOutcome>[] = [];
     for (const tenant of listed.values()) {
       if (!isInScope(scope, tenant.pack, tenant.slug)) continue;
       this.listings.set(tenant.compositeId, tenant);
@@ -351,10 +358,17 @@ export class KlsStore implements FetchSource {
   }
 
   /**
-   * Whether a tenant's cached files may be deleted now: no sync of it runs, no lease holds its file and, with a
-   * bounded cache, no request waits for it (the checks eviction honours). A tenant that vanished from the store
-   * while in use is forgotten by a later listing.
+   * Forgets a tenant a complete listing did not show once its running sync has ended, unless a listing since has
+   * shown it again (its listing changed) or another sync of it started meanwhile (then that one is waited for).
    */
+  private async forgetOnceSynced(entry: TenantEntry): Promise<void> {
+    const id = entry.compositeId;
+    const seen = this.listings.get(id);
+    if (seen === undefined) return;
+    while (this.syncs.isBusy(id)) await this.syncs.sync(seen);
+    if (this.closing === null && this.registry.get(id) === entry && this.listings.get(id) === seen) this.forget(entry);
+  }
+
   /**
    * A tenant no longer in the store leaves the list at once (new requests answer 404); its cached files go
    * (app-database data stays) as soon as no request holds them: a running export or search keeps reading them, and
@@ -364,6 +378,8 @@ export class KlsStore implements FetchSource {
     this.registry.remove(entry.compositeId);
     this.listings.delete(entry.compositeId);
     this.log.info({ tenant: entry.compositeId }, 'tenant vanished from the object store');
+    // an older leftover of the same folder is judged with this entry (it would count as held by its mere presence)
+    this.leftovers.delete(entry.compositeId);
     if (this.isHeld(entry)) this.leftovers.set(entry.compositeId, entry);
     else this.removeFiles(entry);
   }
@@ -380,12 +396,12 @@ export class KlsStore implements FetchSource {
 
   /** Deletes the files of vanished tenants that nothing holds any more; a tenant back in the store keeps its folder. */
   private sweepLeftovers(): void {
-    for (const [compositeId, entry] of this.leftovers) {
-      if (this.registry.get(compositeId) !== undefined) this.leftovers.delete(compositeId);
-      else if (!this.isHeld(entry)) {
-        this.leftovers.delete(compositeId);
-        this.removeFiles(entry);
-      }
+    for (const [compositeId, entry] of [...this.leftovers]) {
+      // out of the map while judged: a leftover counts as busy to the cache, whose checks isHeld asks
+      this.leftovers.delete(compositeId);
+      if (this.registry.get(compositeId) !== undefined) continue;
+      if (this.isHeld(entry)) this.leftovers.set(compositeId, entry);
+      else this.removeFiles(entry);
     }
   }
 
@@ -393,6 +409,9 @@ export class KlsStore implements FetchSource {
     return this.registry.list().filter((entry) => isInScope(scope, entry.pack, entry.slug));
   }
 }
+
+/** The store-level error of a sync asked for once shutdown has begun: it lists nothing. */
+const SHUTTING_DOWN = 'the server is shutting down';
 
 const countReady = (entries: TenantEntry[]): number => entries.filter((e) => e.status === 'ready').length;
 
