@@ -1,3 +1,5 @@
+import { UseFrequency } from './use-frequency.js';
+
 /** What the budget asks of the cache when it must make room: which tenant may go now, and taking it out. */
 export interface Evictor {
   /** Whether the tenant's files may be deleted now: no lease in flight, no fetch, no one waiting for it. */
@@ -29,27 +31,28 @@ interface WaitingReservation {
   granted: (reservation: Reservation) => void;
 }
 
-/** Share of the bound the protected segment may hold; the rest is the probation segment's at least. */
-export const PROTECTED_SHARE = 0.8;
+/** Uses recorded between two halvings of the counts, per tenant cached (at least AGEING_MIN_TENANTS): TinyLFU's sample of 10 × the cache's entries. */
+export const AGEING_USES_PER_TENANT = 10;
+const AGEING_MIN_TENANTS = 10;
 
 /**
  * The bytes of the bounded cache: what each cached tenant's folder holds (settled: measured once its writes are
  * done) plus what writes under way have reserved, never above `maxBytes`. A write reserves before its first byte;
  * room is made by evicting tenants the evictor lets go, never the tenant being written.
  *
- * Which tenants go first is a segmented LRU (decision 22): a tenant enters on probation; used again while cached
- * (a hit) it moves to the protected segment, which holds at most PROTECTED_SHARE of the bound (beyond it, its least
- * recently used tenants move back to the most recent end of probation). Eviction takes probation's least recently
- * used first, then the protected segment's. A scan of tenants used once only ever churns probation, so the tenants
- * in steady use stay. A protected tenant goes only when probation holds no other tenant: one in use there (a read,
- * a fetch, a download on its way in) makes a write wait for it rather than take a protected tenant.
+ * Which tenants go first is least frequently used with ageing (decision 22): each use of a tenant is counted
+ * (UseFrequency: at most 15, every count halved after 10 uses per cached tenant), and eviction takes the tenants used
+ * least often lately, the least recently used first among equals. A tenant in use holds back the tenants used more
+ * often than it, and a tenant on its way in (downloading) those used more often than the use it is fetched for: a
+ * write waits for them rather than take a tenant in steady use. So a scan, of tenants read once or twice each,
+ * churns the tenants read as rarely, and a tenant read more often than each of them stays.
  */
 export class CacheBudget {
-  /** Settled bytes per tenant used once since it was fetched; iteration order is recency, least recently used first. */
-  private readonly probation = new Map<string, number>();
-  /** Settled bytes per tenant used again since it was fetched; recency order as above. */
-  private readonly protectedSegment = new Map<string, number>();
-  private protectedBytes = 0;
+  /** Settled bytes per cached tenant; iteration order is recency, least recently used first. */
+  private readonly settled = new Map<string, number>();
+  /** Cached tenants used again since they were fetched (a hit): in steady use, their search index built ahead. */
+  private readonly reused = new Set<string>();
+  private readonly uses = new UseFrequency(() => AGEING_USES_PER_TENANT * Math.max(AGEING_MIN_TENANTS, this.settled.size));
   private used = 0;
   private reserved = 0;
   private readonly waiting: WaitingReservation[] = [];
@@ -78,56 +81,45 @@ export class CacheBudget {
     return this.maxBytes - this.used - this.reserved;
   }
 
-  /** Tenants with settled bytes in the order they would be evicted: probation, then protected, each least recently used first. */
+  /** Tenants with settled bytes in the order they would be evicted: least frequently used first, then least recently. */
   tenants(): string[] {
-    return [...this.probation.keys(), ...this.protectedSegment.keys()];
+    const recency = [...this.settled.keys()];
+    const count = new Map(recency.map((id) => [id, this.uses.of(id)]));
+    return recency.map((id, at) => ({ id, at })).sort((a, b) => count.get(a.id)! - count.get(b.id)! || a.at - b.at).map((t) => t.id);
   }
 
-  /** Whether the tenant is in the protected segment (used again since it was fetched). */
-  isProtected(compositeId: string): boolean {
-    return this.protectedSegment.has(compositeId);
+  /** Whether the tenant was used again while cached since it was fetched (in steady use). */
+  isReused(compositeId: string): boolean {
+    return this.reused.has(compositeId);
+  }
+
+  /** How often the tenant was used lately (its count, 0 to 15). */
+  usesOf(compositeId: string): number {
+    return this.uses.of(compositeId);
   }
 
   /** The settled bytes of a tenant, undefined when it has none. */
   chargeOf(compositeId: string): number | undefined {
-    return this.probation.get(compositeId) ?? this.protectedSegment.get(compositeId);
+    return this.settled.get(compositeId);
   }
 
   /**
-   * Marks a cached tenant as the most recently used. `reused` (a hit: it was cached when asked for) moves a tenant on
-   * probation to the protected segment; the use that fetched it leaves it on probation.
+   * Counts a use of the tenant and marks it the most recently used. `reused` (a hit: it was cached when asked for)
+   * marks a cached tenant as in steady use; the use that fetched it does not.
    */
   touch(compositeId: string, reused = true): void {
-    const guarded = this.protectedSegment.get(compositeId);
-    if (guarded !== undefined) {
-      this.protectedSegment.delete(compositeId);
-      this.protectedSegment.set(compositeId, guarded);
-      return;
-    }
-    const bytes = this.probation.get(compositeId);
+    this.uses.record(compositeId);
+    const bytes = this.settled.get(compositeId);
     if (bytes === undefined) return;
-    this.probation.delete(compositeId);
-    if (!reused) {
-      this.probation.set(compositeId, bytes);
-      return;
-    }
-    this.protectedSegment.set(compositeId, bytes);
-    this.protectedBytes += bytes;
-    this.demoteBeyondShare();
+    this.settled.delete(compositeId);
+    this.settled.set(compositeId, bytes);
+    if (reused) this.reused.add(compositeId);
   }
 
-  /** Records what a tenant's folder holds now (after a write ended or files were deleted); a new tenant enters probation as its most recent. */
+  /** Records what a tenant's folder holds now (after a write ended or files were deleted); a new tenant enters as the most recent. */
   settle(compositeId: string, bytes: number): void {
-    const guarded = this.protectedSegment.get(compositeId);
-    if (guarded !== undefined) {
-      this.used += bytes - guarded;
-      this.protectedBytes += bytes - guarded;
-      this.protectedSegment.set(compositeId, bytes);
-      this.demoteBeyondShare();
-      return;
-    }
-    this.used += bytes - (this.probation.get(compositeId) ?? 0);
-    this.probation.set(compositeId, bytes);
+    this.used += bytes - (this.settled.get(compositeId) ?? 0);
+    this.settled.set(compositeId, bytes);
   }
 
   /** Has the tenant's writes (its download, its search index) take free room only, until it is used or dropped. */
@@ -145,27 +137,18 @@ export class CacheBudget {
     this.guests.delete(compositeId);
   }
 
-  /** Forgets a tenant whose files are gone. */
+  /** Forgets a tenant whose files are gone (its count of uses stays: it tells how often it is asked for, cached or not). */
   drop(compositeId: string): void {
     this.guests.delete(compositeId);
-    const guarded = this.protectedSegment.get(compositeId);
-    if (guarded !== undefined) {
-      this.protectedBytes -= guarded;
-      this.protectedSegment.delete(compositeId);
-    }
-    this.used -= guarded ?? this.probation.get(compositeId) ?? 0;
-    this.probation.delete(compositeId);
+    this.reused.delete(compositeId);
+    this.used -= this.settled.get(compositeId) ?? 0;
+    this.settled.delete(compositeId);
   }
 
-  /** Moves the protected segment's least recently used tenants to the most recent end of probation while it holds more than its share (one stays). */
-  private demoteBeyondShare(): void {
-    const share = this.maxBytes * PROTECTED_SHARE;
-    for (const [id, bytes] of this.protectedSegment) {
-      if (this.protectedBytes <= share || this.protectedSegment.size <= 1) return;
-      this.protectedSegment.delete(id);
-      this.protectedBytes -= bytes;
-      this.probation.set(id, bytes);
-    }
+  /** Forgets a tenant that left the store, its count of uses too. */
+  forget(compositeId: string): void {
+    this.drop(compositeId);
+    this.uses.forget(compositeId);
   }
 
   /**
@@ -226,24 +209,16 @@ export class CacheBudget {
   }
 
   /**
-   * The tenants a write into `owner`'s folder may evict, in order: probation's that may go now, then the protected
-   * segment's, but only when nothing else is left on probation. A tenant on probation in use (being read, or being
-   * downloaded into it) makes the write wait rather than take a protected tenant: a scan's fetches never evict the
-   * tenants in steady use.
+   * The tenants a write into `owner`'s folder may evict, in eviction order: those that may go now and are used at
+   * most as often as every tenant held meanwhile. A tenant in use holds at its count; one being downloaded (not
+   * cached yet) at its count plus the use it is fetched for. The write waits for those rather than take a tenant
+   * used more often: a scan's fetches never evict a tenant read more often than the scanned ones.
    */
   private candidates(owner: string): string[] {
-    const out: string[] = [];
-    let held = false;
-    for (const id of this.probation.keys()) {
-      if (id === owner) continue;
-      if (this.evictor.canEvict(id)) out.push(id);
-      else held = true;
-    }
-    // a tenant being fetched is on its way to probation: it holds probation as one there in use does
-    for (const id of this.writing.keys()) if (id !== owner && !this.protectedSegment.has(id)) held = true;
-    if (held) return out;
-    for (const id of this.protectedSegment.keys()) if (id !== owner && this.evictor.canEvict(id)) out.push(id);
-    return out;
+    let holdAt = Infinity;
+    for (const id of this.settled.keys()) if (id !== owner && !this.evictor.canEvict(id)) holdAt = Math.min(holdAt, this.uses.of(id));
+    for (const id of this.writing.keys()) if (id !== owner && !this.settled.has(id)) holdAt = Math.min(holdAt, this.uses.of(id) + 1);
+    return this.tenants().filter((id) => id !== owner && this.uses.of(id) <= holdAt && this.evictor.canEvict(id));
   }
 
   private makeRoom(owner: string, bytes: number): boolean {

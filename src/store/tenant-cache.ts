@@ -59,8 +59,8 @@ export function folderBytes(dir: string): number | null {
 
 /**
  * The bounded cache of store mode (STORE_CACHE_MAX_MB): puts a tenant's file in service on its first lease through
- * the store's fetch (requests for one tenant share it and wait at most `fetchWaitMs`), and evicts least recently
- * used idle tenants, closing their files and deleting their folders, when a write needs room. A tenant is never
+ * the store's fetch (requests for one tenant share it and wait at most `fetchWaitMs`), and evicts the least
+ * frequently used idle tenants (CacheBudget), closing their files and deleting their folders, when a write needs room. A tenant is never
  * evicted while a lease holds its file, a sync of it runs, or a request waits for it (pinned).
  */
 export class TenantCache implements FileProvider, Evictor, SidecarSpace {
@@ -179,10 +179,10 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
 
   used(entry: TenantEntry, fetched: boolean): void {
     const id = entry.compositeId;
-    const wasProtected = this.budget.isProtected(id);
+    const wasReused = this.budget.isReused(id);
     this.budget.welcome(id);
     this.budget.touch(id, !fetched);
-    if (!wasProtected && this.budget.isProtected(id)) {
+    if (!wasReused && this.budget.isReused(id)) {
       for (const listener of this.promotedListeners) listener(id);
     }
     if (!fetched) this.metrics.hits.inc();
@@ -289,10 +289,10 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
    * not build an index for each (a search of such a tenant builds it, and waits for it).
    */
   wantsIndexAhead(compositeId: string): boolean {
-    return this.budget.isProtected(compositeId) || this.budget.isGuest(compositeId);
+    return this.budget.isReused(compositeId) || this.budget.isGuest(compositeId);
   }
 
-  /** Calls `listener` when a tenant is read again while cached (it moves to the protected segment). */
+  /** Calls `listener` when a tenant is read again while cached (the first time since it was fetched). */
   onPromoted(listener: (compositeId: string) => void): void {
     this.promotedListeners.push(listener);
   }
@@ -339,7 +339,7 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
 
   /** Forgets a tenant that left the store (its folder is deleted by the store). */
   forget(compositeId: string): void {
-    this.budget.drop(compositeId);
+    this.budget.forget(compositeId);
     this.tooLarge.delete(compositeId);
     this.evicted.delete(compositeId);
     this.broken.delete(compositeId);

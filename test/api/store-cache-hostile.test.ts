@@ -129,7 +129,7 @@ describe('KLS store mode with a bounded cache: a tenant held for good, and fetch
     const cache = inProcess.deps.store!.cache!;
     for (let i = 0; i < 2; i++) expect((await reportOf(inProcess.url, 'cold.t0', '127.0.0.2')).status).to.equal(200);
     await inProcess.deps.searchIndexes.buildsSettled();
-    expect(cache.budget.isProtected('cold.t0')).to.equal(true);
+    expect(cache.budget.isReused('cold.t0')).to.equal(true);
     const held = await inProcess.deps.tenants.lease(inProcess.deps.tenants.get('cold.t0')!);
     try {
       for (let round = 0; round < 3; round++) {
@@ -144,7 +144,7 @@ describe('KLS store mode with a bounded cache: a tenant held for good, and fetch
         expect(cache.budget.reservedBytes).to.equal(0);
         expect(cache.budget.usedBytes).to.be.at.most(cache.budget.maxBytes);
       }
-      expect(cache.budget.isProtected('cold.t0')).to.equal(true);
+      expect(cache.budget.isReused('cold.t0')).to.equal(true);
     } finally {
       held.release();
     }

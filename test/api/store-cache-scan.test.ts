@@ -50,7 +50,7 @@ const reportOf = (server: TestServer, id: string, from: string): Promise<Answer>
 
 /**
  * One caller loops over tenants not in the cache while another reads a hot tenant: the hot tenant stays cached
- * (the scan churns the probation segment only), the scanner gets 429 with Retry-After past its fetches per minute,
+ * (the scan churns the tenants read as rarely as the scanned ones), the scanner gets 429 with Retry-After past its fetches per minute,
  * and every other caller is served as before.
  */
 describe('KLS store mode with a bounded cache: one caller scanning tenants', function () {
@@ -86,7 +86,7 @@ describe('KLS store mode with a bounded cache: one caller scanning tenants', fun
     // the hot tenant: fetched, then read again (a hit)
     for (let i = 0; i < 2; i++) expect((await reportOf(server, HOT, '127.0.0.1')).body).to.include(`report of ${HOT}`);
     await server.deps.searchIndexes.buildsSettled();
-    expect(cache.budget.isProtected(HOT)).to.equal(true);
+    expect(cache.budget.isReused(HOT)).to.equal(true);
 
     // the scanner fetches as many tenants as its limit lets it, more than the cache holds beside the hot tenant (a
     // least-recently-used cache would evict the hot tenant on the way)
@@ -119,6 +119,24 @@ describe('KLS store mode with a bounded cache: one caller scanning tenants', fun
     const other = await reportOf(server, scanned[FETCHES_PER_MINUTE]!, '127.0.0.3');
     expect(other.status).to.equal(200);
     expect(other.body).to.include(`report of ${scanned[FETCHES_PER_MINUTE]}`);
+  });
+
+  it('keeps the hot tenant cached through a scan that reads each tenant twice', async () => {
+    const unloaded: string[] = [];
+    server.deps.tenants.onUnloaded((entry) => unloaded.push(entry.compositeId));
+    for (let i = 0; i < 3; i++) expect((await reportOf(server, HOT, '127.0.0.1')).body).to.include(`report of ${HOT}`);
+    await server.deps.searchIndexes.buildsSettled();
+    // each scanned tenant read twice (a hit: it is in steady use as far as one caller can tell), more of them than
+    // the cache holds beside the hot tenant; the hot tenant is read more often than each of them
+    for (let i = 0; i < FETCHES_PER_MINUTE; i++) {
+      for (let read = 0; read < 2; read++) expect((await reportOf(server, scanned[i]!, '127.0.0.2')).body).to.include(`report of ${scanned[i]}`);
+      await server.deps.searchIndexes.buildsSettled();
+    }
+    expect(unloaded.filter((id) => id.startsWith('scan.')).length).to.be.greaterThan(0);
+    expect(unloaded).not.to.include(HOT);
+    const fetchedBefore = store.traffic.objectGets;
+    expect((await reportOf(server, HOT, '127.0.0.1')).body).to.include(`report of ${HOT}`);
+    expect(store.traffic.objectGets).to.equal(fetchedBefore);
   });
 
   it('bounds what aborted requests leave behind by the limit: a fetch runs on, the next past the limit is refused', async () => {

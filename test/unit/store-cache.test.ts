@@ -28,7 +28,7 @@ describe('CacheBudget', () => {
     budget.touch('b');
     const room = budget.tryReserve('c', 50);
     expect(room).not.to.equal(null);
-    // probation c, d, then protected a, b (used again); b busy, c being written: d then a go
+    // c, d never used, then a, b used once; b busy, c being written: d then a go
     expect(ev.evicted).to.deep.equal(['d', 'a']);
     expect(budget.usedBytes + budget.reservedBytes).to.be.at.most(100);
     room!.release();
@@ -68,53 +68,95 @@ describe('CacheBudget', () => {
   });
 });
 
-describe('CacheBudget: segmented LRU', () => {
+/** A budget of 100 bytes over tenants of 20 (five fit), evicting into `ev.evicted`. */
+function smallBudget(busy = new Set<string>()): { budget: CacheBudget; evicted: string[] } {
+  const ev = evictor(busy);
+  const budget = (ev.budget = new CacheBudget(100, ev));
+  return { budget, evicted: ev.evicted };
+}
+
+/** A tenant of 20 bytes fetched (room reserved, files settled) and used `reads` times, as a request does. */
+function fetchAndRead(budget: CacheBudget, id: string, reads: number): void {
+  const room = budget.tryReserve(id, 20);
+  expect(room, `room for ${id}`).not.to.equal(null);
+  budget.settle(id, 20);
+  room!.release();
+  for (let i = 0; i < reads; i++) budget.touch(id, i > 0);
+}
+
+describe('CacheBudget: least frequently used with ageing', () => {
   it('keeps a tenant used again against a scan of tenants used once', () => {
-    const ev = evictor(new Set());
-    const budget = (ev.budget = new CacheBudget(100, ev));
-    budget.settle('hot', 20);
-    budget.touch('hot', false);
-    budget.touch('hot');
-    expect(budget.isProtected('hot')).to.equal(true);
-    // 50 tenants of 20 bytes, each fetched (room reserved, settled) and used once: only probation churns
+    const { budget, evicted } = smallBudget();
+    fetchAndRead(budget, 'hot', 2);
+    expect(budget.isReused('hot')).to.equal(true);
     for (let i = 0; i < 50; i++) {
-      const id = `scan${i}`;
-      const room = budget.tryReserve(id, 20)!;
-      budget.settle(id, 20);
-      room.release();
-      budget.touch(id, false);
+      fetchAndRead(budget, `scan${i}`, 1);
       budget.touch('hot');
     }
-    expect(ev.evicted).not.to.include('hot');
-    expect(ev.evicted).to.have.length(46);
+    expect(evicted).not.to.include('hot');
+    expect(evicted).to.have.length(46);
     expect(budget.tenants()).to.deep.equal(['scan46', 'scan47', 'scan48', 'scan49', 'hot']);
   });
 
-  it('holds at most its share in the protected segment, the least recently used moving back to probation', () => {
-    const ev = evictor(new Set());
-    const budget = (ev.budget = new CacheBudget(100, ev));
-    for (const id of ['a', 'b', 'c', 'd', 'e']) {
-      budget.settle(id, 20);
-      budget.touch(id);
+  it('keeps a tenant read more often than each scanned one against a scan that reads each tenant twice, in every round', () => {
+    const { budget, evicted } = smallBudget();
+    fetchAndRead(budget, 'hot', 3);
+    // three rounds over 40 tenants, each read twice; the hot tenant read after every 8th (less often than the
+    // cache's five tenants are fetched: recency alone loses it on every read)
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 40; i++) {
+        fetchAndRead(budget, `scan${i}`, 2);
+        if (i % 8 === 7) budget.touch('hot');
+        expect(evicted, `round ${round}, tenant ${i}`).not.to.include('hot');
+      }
     }
-    // 80 bytes protected at most: a went back to probation, first in line
-    expect(['a', 'b', 'c', 'd', 'e'].filter((id) => budget.isProtected(id))).to.deep.equal(['b', 'c', 'd', 'e']);
-    expect(budget.tenants()[0]).to.equal('a');
-    expect(budget.tryReserve('f', 20)).not.to.equal(null);
-    expect(ev.evicted).to.deep.equal(['a']);
+    expect(evicted).to.have.length(3 * 40 - 4);
+    expect(budget.usesOf('hot')).to.be.greaterThan(budget.usesOf('scan39'));
   });
 
-  it('makes a write wait rather than evict a protected tenant while a tenant on probation is in use', () => {
+  it('forgets a tenant no longer used within four halvings, and keeps the one used now from the start', () => {
+    const { budget, evicted } = smallBudget();
+    fetchAndRead(budget, 'before', 40);
+    expect(budget.usesOf('before')).to.equal(15);
+    // use shifts: "before" is not read any more, "now" is, every other fetch of a scan of tenants read once
+    fetchAndRead(budget, 'now', 2);
+    let uses = 0;
+    let forgottenAfter: number | null = null;
+    for (let i = 0; i < 400 && forgottenAfter === null; i++) {
+      fetchAndRead(budget, `scan${i}`, 1);
+      uses += 1;
+      if (i % 2 === 0) {
+        budget.touch('now');
+        uses += 1;
+      }
+      expect(evicted).not.to.include('now');
+      if (evicted.includes('before')) forgottenAfter = uses;
+    }
+    // ageing halves every count after 10 uses per cached tenant (at least 100 uses): 15 → 7 → 3 → 1 ties the scan
+    expect(forgottenAfter, 'the tenant no longer used was evicted').not.to.equal(null);
+    expect(forgottenAfter!).to.be.at.most(4 * 100);
+    expect(budget.tenants().at(-1)).to.equal('now');
+  });
+
+  it('still takes in a new tenant when every cached one is used more often (the least frequently used goes)', () => {
+    const { budget, evicted } = smallBudget();
+    for (const [id, reads] of [['a', 5], ['b', 3], ['c', 4], ['d', 6], ['e', 7]] as const) fetchAndRead(budget, id, reads);
+    fetchAndRead(budget, 'new', 1);
+    expect(evicted).to.deep.equal(['b']);
+  });
+
+  it('makes a write wait rather than evict a tenant used more often than one in use or on its way in', () => {
     const busy = new Set(['p']);
     const ev = evictor(busy);
     const budget = (ev.budget = new CacheBudget(100, ev));
     budget.settle('hot', 40);
+    budget.touch('hot', false);
     budget.touch('hot');
     budget.settle('p', 40);
     expect(budget.couldFit('new', 40)).to.equal(false);
     expect(budget.tryReserve('new', 40)).to.equal(null);
     expect(ev.evicted).to.deep.equal([]);
-    // a download on its way to probation holds it too
+    // a download on its way in holds at the one use it is fetched for
     busy.delete('p');
     budget.drop('p');
     const download = budget.tryReserve('other', 20)!;
@@ -122,7 +164,7 @@ describe('CacheBudget: segmented LRU', () => {
     expect(ev.evicted).to.deep.equal([]);
     download.release();
     budget.settle('p', 40);
-    // once probation holds nothing else, a protected tenant may go
+    // once no tenant used less often is held, the one used more often may go
     expect(budget.tryReserve('new', 80)).not.to.equal(null);
     expect(ev.evicted).to.deep.equal(['p', 'hot']);
   });
