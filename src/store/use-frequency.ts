@@ -3,9 +3,10 @@ export const MAX_USES = 15;
 
 /**
  * How often each tenant was used lately: a count per tenant, at most MAX_USES, every count halved (rounded down) each
- * time `ageEvery()` more uses have been recorded since the last halving. So a tenant no longer used has count 0 after
- * at most four halvings, and one newly used often reaches the counts of the others within one. Tenants with count 0
- * have no entry: the map holds the tenants used in the last four halvings, at most the listed ones.
+ * time `ageEvery()` more uses have been recorded since the last halving: TinyLFU's ageing, with an exact count per
+ * tenant instead of a count-min sketch (the keys are the listed tenants, a few thousand at most). So a tenant no
+ * longer used has count 0 after at most four halvings, and one newly used often reaches the counts of the others
+ * within one. Tenants with count 0 have no entry: the map holds the tenants used in the last four halvings.
  */
 export class UseFrequency {
   private readonly counts = new Map<string, number>();
@@ -18,11 +19,11 @@ export class UseFrequency {
     return this.counts.get(id) ?? 0;
   }
 
-  /** Counts one use of the tenant, halving every count first when a period of uses has passed. */
-  record(id: string): void {
+  /** Counts one use of the tenant, worth `weight`; halves every count first when a period of uses has passed. */
+  record(id: string, weight = 1): void {
     this.sinceHalving += 1;
     if (this.sinceHalving >= this.ageEvery()) this.halve();
-    this.counts.set(id, Math.min(MAX_USES, this.of(id) + 1));
+    this.counts.set(id, Math.min(MAX_USES, this.of(id) + weight));
   }
 
   /** Forgets a tenant that left the store. */
