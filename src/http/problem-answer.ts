@@ -23,6 +23,9 @@ export function problemHeaders(facts: ProblemFacts): Record<string, string> {
   return headers;
 }
 
+/** Whether the request's client closed its connection before the answer (nothing written reaches it). */
+export const clientLeft = (ctx: Koa.Context): boolean => !ctx.res.writableFinished && ctx.req.socket?.destroyed === true;
+
 /** Writes a problem+json response (the only way errors reach clients). */
 export function sendProblem(ctx: Koa.Context, record: RequestRecord, problem: Problem): void {
   const headers = problemHeaders(problem.facts);
@@ -56,7 +59,8 @@ export function problemAnswer(check: ProblemCheck): (ctx: Koa.Context, record: R
     if (err instanceof Problem) {
       const problem = declaredOrViolation(ctx, record, err, check);
       const line = { problem: err.code, detail: err.detail, ...(err.facts.cause === undefined ? {} : { cause: err.facts.cause }) };
-      if (problem.status >= 500) record.log.error(line, 'request failed');
+      if (clientLeft(ctx)) record.log.info(line, 'request abandoned by its client');
+      else if (problem.status >= 500) record.log.error(line, 'request failed');
       else record.log.warn(line, 'request rejected');
       sendProblem(ctx, record, problem);
       return;

@@ -6,6 +6,7 @@ import { unverifiedCaller } from '../auth/caller.js';
 import type { Logger } from '../logger.js';
 import { UNMATCHED_OPERATION, type Metrics } from '../metrics/metrics.js';
 import { requestSpan, type SpanAttributes } from '../tracing.js';
+import { clientLeft } from './problem-answer.js';
 import type { RequestRecord } from './request-record.js';
 
 // What is written once a request's answer is decided, at the end of its pass (request-pass.ts), from its record:
@@ -23,7 +24,8 @@ export function requestLog(log: Logger, metrics: Metrics): (ctx: Koa.Context, re
     metrics.observeRequest(record.operation?.operationId ?? UNMATCHED_OPERATION, ctx.method, status, ms / 1000);
     const line: Record<string, unknown> = { reqId: record.id, method: ctx.method, path: ctx.path, status, ms: Math.round(ms * 10) / 10 };
     if (record.clientRequestId !== null) line['clientRequestId'] = record.clientRequestId;
-    if (status >= 500) log.error(line, 'request');
+    if (clientLeft(ctx)) log.info({ ...line, clientLeft: true }, 'request');
+    else if (status >= 500) log.error(line, 'request');
     else if (status >= 400) log.warn(line, 'request');
     else log.info(line, 'request');
   };

@@ -62,7 +62,18 @@ export function operationServer(index: ContractIndex, handlers: HandlerMap, deps
     const admitFetch = async (): Promise<void> => {
       await deps.limits.admit('tenant-fetch', caller);
     };
-    const result = await withFetchAdmission(admitFetch, () => (handlers[entry.operationId as OperationId] as AnyHandler)(input, requestDeps));
+    // a request whose client has gone starts no fetch and stops waiting for one (its answer would reach no one)
+    const gone = new AbortController();
+    const onClose = (): void => {
+      if (!ctx.res.writableFinished) gone.abort();
+    };
+    ctx.res.once('close', onClose);
+    let result: AnyResult;
+    try {
+      result = await withFetchAdmission(admitFetch, () => (handlers[entry.operationId as OperationId] as AnyHandler)(input, requestDeps), gone.signal);
+    } finally {
+      ctx.res.off('close', onClose);
+    }
     if (result.createdIds !== undefined) record.createdIds = result.createdIds;
     if (result.auditDetails !== undefined) record.auditDetails = result.auditDetails;
     answerResult(ctx, record, index.api, problems, entry, result, deps.config.responseValidation);

@@ -144,15 +144,16 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     return `the files of tenant "${listed.compositeId}" (${toMb(bytes)} MB) are larger than the whole cache (STORE_CACHE_MAX_MB=${toMb(this.budget.maxBytes)}): it is never fetched`;
   }
 
-  async provide(entry: TenantEntry, admitFetch?: FetchAdmission): Promise<() => void> {
+  async provide(entry: TenantEntry, admitFetch?: FetchAdmission, clientGone?: AbortSignal): Promise<() => void> {
     const id = entry.compositeId;
     const listed = this.source.listed(id);
     if (listed === undefined) throw tenantUnavailable(id, RETRY_FAILED_FETCH_S);
     if (this.isTooLarge(listed)) throw new Problem('tenant-too-large', this.tooLargeMessage(listed));
     const broken = this.brokenError(listed);
     if (broken !== null) throw unusable(id, broken, RETRY_BROKEN_OBJECT_S, this.source.failureDetail(id));
+    if (isGone(clientGone)) throw abandoned(id);
     // a fetch this request starts counts against its caller's limit; one it joins costs nothing more
-    const started = admitFetch === undefined ? undefined : await this.admitOnce(entry, admitFetch);
+    const started = admitFetch === undefined ? undefined : await this.admitOnce(entry, admitFetch, clientGone);
     let fetching: Promise<void>;
     try {
       if (isInService(entry)) return () => undefined;
@@ -164,7 +165,8 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
     }
     let pinned = true;
     try {
-      const ended = await settledWithin(fetching, this.fetchWaitMs);
+      const ended = await settledWithin(fetching, this.fetchWaitMs, clientGone);
+      if (isGone(clientGone)) throw abandoned(id);
       if (!ended) throw tenantUnavailable(id, Math.min(60, Math.max(1, this.source.secondsLeft(id) ?? RETRY_FAILED_FETCH_S)));
       // the fetch may have listed the tenant again (its object changed): grown past the bound, it says so now
       const now = this.source.listed(id) ?? listed;
@@ -352,7 +354,7 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
    * each asks for its own. Resolves with the function to call once the fetch has started (or was not needed),
    * undefined when no admission was needed; throws the refusal (429).
    */
-  private async admitOnce(entry: TenantEntry, admitFetch: FetchAdmission): Promise<(() => void) | undefined> {
+  private async admitOnce(entry: TenantEntry, admitFetch: FetchAdmission, clientGone: AbortSignal | undefined): Promise<(() => void) | undefined> {
     const id = entry.compositeId;
     for (;;) {
       if (isInService(entry) || this.source.isBusy(id)) return undefined;
@@ -360,6 +362,8 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
       if (running === undefined) break;
       await running;
     }
+    // a client gone by now is charged nothing and starts no fetch
+    if (isGone(clientGone)) throw abandoned(id);
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     this.admissions.set(id, gate);
@@ -408,11 +412,27 @@ const unusable = (compositeId: string, reason: string, retryAfterSeconds: number
     ...(cause === null ? {} : { cause }),
   });
 
-/** Whether `job` settles within `ms` (it runs on either way). */
-function settledWithin(job: Promise<void>, ms: number): Promise<boolean> {
+/** Whether `job` settles within `ms`, false as soon as `stop` aborts (it runs on either way). */
+function settledWithin(job: Promise<void>, ms: number, stop?: AbortSignal): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
+  let onStop: (() => void) | undefined;
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);
+    onStop = () => resolve(false);
+    stop?.addEventListener('abort', onStop, { once: true });
   });
-  return Promise.race([job.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([job.then(() => true, () => true), timeout]).finally(() => {
+    clearTimeout(timer);
+    stop?.removeEventListener('abort', onStop!);
+  });
 }
+
+/** Whether the request's client has gone (read each time: it changes across awaits). */
+const isGone = (clientGone: AbortSignal | undefined): boolean => clientGone?.aborted === true;
+
+/**
+ * The request's client has gone while its tenant was not cached: it stops waiting (and starts no fetch), its pin
+ * ends. The answer reaches no one; 503 is what the operation declares for a tenant not there in time.
+ */
+const abandoned = (compositeId: string): Problem =>
+  new Problem('tenant-unavailable', `the client closed the request while tenant "${compositeId}" was not in the cache`, { retryAfterSeconds: RETRY_FAILED_FETCH_S });

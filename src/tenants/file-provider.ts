@@ -10,8 +10,9 @@ export interface FileProvider {
    * Puts the tenant's file in service, or throws the problem to answer (503 with Retry-After while it is not there
    * in time). Resolves with a function that ends the pin that keeps the file in service until the caller has leased it.
    * A fetch it would start (none runs for the tenant) is first admitted by `admitFetch`, whose refusal it throws.
+   * Once `clientGone` aborts (the request's client closed its connection), it starts nothing and waits no longer.
    */
-  provide(entry: TenantEntry, admitFetch?: FetchAdmission): Promise<() => void>;
+  provide(entry: TenantEntry, admitFetch?: FetchAdmission, clientGone?: AbortSignal): Promise<() => void>;
   /** A lease was taken on the tenant's file; `fetched` when it had to wait for provide(). */
   used(entry: TenantEntry, fetched: boolean): void;
   /** A lease of the tenant's file ended. */

@@ -9,7 +9,7 @@ import { KlsHandle, stampOf } from './kls-handle.js';
 import { isReplaced, scanKlsDir } from './local-scan.js';
 import { compositeIdOf, EVERY_TENANT, type TenantScope } from './tenants.js';
 import { isInService, type FileProvider } from './file-provider.js';
-import { currentFetchAdmission } from './fetch-admission.js';
+import { currentClientGone, currentFetchAdmission } from './fetch-admission.js';
 import { resolveTenant, withLeasedKls, type KlsLease, type TenantEntry, type TenantFileStat, type TenantInput, type Tenants } from './tenants.js';
 
 /** Per-tenant state (docs/object-store.md, "Sync"). */
@@ -87,7 +87,7 @@ export class TenantRegistry implements Tenants {
     const provider = this.provider;
     if (provider === null || isInService(entry)) return this.leaseNow(entry, provider === null ? 'untracked' : 'hit');
     // a request's fetch counts against its caller's limit (withFetchAdmission); the server's own do not
-    const unpin = await provider.provide(entry, currentFetchAdmission());
+    const unpin = await provider.provide(entry, currentFetchAdmission(), currentClientGone());
     try {
       return this.leaseNow(entry, 'fetched');
     } finally {

@@ -160,6 +160,9 @@ describe('KLS store mode with a bounded cache: one caller scanning tenants', fun
     await waitUntil(() => scanned.every((id) => !server.deps.store!.isBusy(id)), 60_000, 'the fetches to end');
     expect(store.traffic.objectGets).to.equal(FETCHES_PER_MINUTE);
     expect(server.deps.tenants.get(scanned[FETCHES_PER_MINUTE]!)!.handle).to.equal(null);
+    // the aborted requests stopped waiting when their clients left: none of them read its tenant once it arrived
+    for (const id of started) expect(server.deps.store!.cache!.budget.usesOf(id), id).to.equal(0);
+    expect(store.traffic.objectGets).to.equal(FETCHES_PER_MINUTE);
   });
 });
 
