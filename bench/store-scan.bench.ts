@@ -13,7 +13,7 @@ import { startObjectStoreProcess, type ChildObjectStore } from '../test/helpers/
 import { REPORT_KEY, tenantVariant } from '../test/helpers/store-cache.js';
 import { openLoop, type OpenLoopResult } from './open-loop.js';
 import { writeBenchSection } from './report.js';
-import { sleep, startServer } from './server.js';
+import { buildOf, sleep, startServer, thisBuild, type Build } from './server.js';
 import { fmt, procCpuMs } from './stats.js';
 
 const TENANTS = 60;
@@ -90,8 +90,8 @@ function countByMessage(lines: Record<string, unknown>[]): [string, number][] {
 }
 
 /** The hot tenant alone or beside a scan, on a fresh server with `env`. */
-async function phase(store: ChildObjectStore, work: string, name: string, env: Record<string, string>, scan: Scan): Promise<ScanFigures> {
-  const server = await startServer({ ...store.env({ STORE_CACHE_MAX_MB: String(BOUND_MB), ...env }), DATA_DIR: path.join(work, name) });
+async function phase(store: ChildObjectStore, work: string, name: string, env: Record<string, string>, scan: Scan, build: Build): Promise<ScanFigures> {
+  const server = await startServer({ ...store.env({ STORE_CACHE_MAX_MB: String(BOUND_MB), ...env }), DATA_DIR: path.join(work, `${name}-${build.label.replace(/\W+/g, '-')}`) }, { build });
   try {
     const hotPath = `/api/reports/${HOT}/${REPORT_KEY}`;
     while ((await fetch(`${server.url}/health/ready`)).status !== 200) await sleep(20);
@@ -134,7 +134,9 @@ async function phase(store: ChildObjectStore, work: string, name: string, env: R
   }
 }
 
-export async function run(): Promise<void> {
+export async function run(args: string[] = []): Promise<void> {
+  // `npm run bench -- store-scan <ref>`: every run on the build of <ref> and on this one, side by side
+  const builds = args[0] === undefined ? [thisBuild()] : [buildOf(args[0]), thisBuild()];
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-store-scan-'));
   const store = await startObjectStoreProcess();
   try {
@@ -149,15 +151,33 @@ export async function run(): Promise<void> {
     // STORE_SCAN_ONLY=aborts (or a list) runs the hot tenant alone and those runs only, and writes no section
     const only = process.env['STORE_SCAN_ONLY']?.split(',').map((name) => name.trim());
     const runs = RUNS.filter((r) => only === undefined || only.includes(r.name));
-    const alone = await phase(store, work, 'alone', {}, 'none');
-    const measured: [Run, ScanFigures][] = [];
-    for (const r of runs) measured.push([r, await phase(store, work, r.name, r.env, r.scan)]);
-    const p99 = alone.hot.latency.p99;
-    const met = (f: ScanFigures): boolean => f.hot.ok === f.hot.requests && f.hot.latency.p99 <= Math.min(2 * p99, 100);
+    const rows: string[] = [];
+    const notes: string[] = [];
+    // each run on every build in turn (base, then this one), so that a machine's load falls on both alike
+    const alone = new Map<Build, ScanFigures>();
+    const byRun = new Map<string, ScanFigures>();
     const answers = (f: ScanFigures): string =>
       f.requests === 0 ? '—' : `${f.requests}: ${Object.entries(f.statuses).sort((a, b) => b[1] - a[1]).map(([status, n]) => `${n} ${status}`).join(', ')}`;
-    const row = (label: string, f: ScanFigures, goal: boolean): string =>
-      `| ${label} | ${fmt(f.hot.latency.p50)} / ${fmt(f.hot.latency.p99)} / ${fmt(f.hot.latency.max)} ms; ${f.hot.ok} of ${f.hot.requests} 200 | ${goal ? `${fmt(f.hot.latency.p99 / p99, 2)}×` : '1×'} | ${goal ? (met(f) ? 'met' : 'MISSED') : '—'} | ${answers(f)} | ${fmt(f.serverCpuPercent, 0)} %; ${fmt(f.loopDelay.p99)} / ${fmt(f.loopDelay.max)} ms | ${fmt(f.downloadedMb, 1)} MB | ${f.evictions} (the hot tenant ${f.hotEvictions}) |`;
+    const row = (build: Build, name: string, label: string, f: ScanFigures): string => {
+      const p99 = alone.get(build)!.hot.latency.p99;
+      const goal = name !== 'alone';
+      const met = f.hot.ok === f.hot.requests && f.hot.latency.p99 <= Math.min(2 * p99, 100);
+      const base = builds.length > 1 && build !== builds[0] ? byRun.get(name) : undefined;
+      byRun.set(name, f);
+      const versus = base === undefined ? '' : `; p99 ÷ base ${fmt(f.hot.latency.p99 / base.hot.latency.p99, 2)}`;
+      return `| ${builds.length > 1 ? `${build.label}: ` : ''}${label} | ${fmt(f.hot.latency.p50)} / ${fmt(f.hot.latency.p99)} / ${fmt(f.hot.latency.max)} ms; ${f.hot.ok} of ${f.hot.requests} 200 | ${goal ? `${fmt(f.hot.latency.p99 / p99, 2)}×` : '1×'}${versus} | ${goal ? (met ? 'met' : 'MISSED') : '—'} | ${answers(f)} | ${fmt(f.serverCpuPercent, 0)} %; ${fmt(f.loopDelay.p99)} / ${fmt(f.loopDelay.max)} ms | ${fmt(f.downloadedMb, 1)} MB | ${f.evictions} (the hot tenant ${f.hotEvictions}) |`;
+    };
+    for (const build of builds) {
+      alone.set(build, await phase(store, work, 'alone', {}, 'none', build));
+      rows.push(row(build, 'alone', 'hot tenant alone', alone.get(build)!));
+    }
+    for (const r of runs) {
+      for (const build of builds) {
+        const f = await phase(store, work, r.name, r.env, r.scan, build);
+        rows.push(row(build, r.name, r.label, f));
+        notes.push(`${build.label}, ${r.name}: ${f.logLines.slice(0, 8).map(([msg, n]) => `${n} ${msg}`).join('; ')}`);
+      }
+    }
     const markdown = [
       '## Bounded store cache: a hot tenant while another caller scans tenants',
       '',
@@ -169,12 +189,11 @@ export async function run(): Promise<void> {
       '',
       `| run | hot tenant p50 / p99 / max | p99 ÷ alone | goal: p99 ≤ 2 × alone and ≤ 100 ms | scanner's answers | server CPU; loop delay | downloaded | evictions |`,
       '|---|---|---|---|---|---|---|---|',
-      row('hot tenant alone', alone, false),
-      ...measured.map(([r, f]) => row(r.label, f, true)),
+      ...rows,
     ].join('\n');
-    for (const [r, f] of measured) console.log(`${r.name}: server log lines ${f.logLines.slice(0, 8).map(([msg, n]) => `${n} ${msg}`).join('; ')}`);
+    for (const note of notes) console.log(note);
     console.log(markdown);
-    if (only === undefined) writeBenchSection('store-scan', markdown);
+    if (only === undefined && builds.length === 1) writeBenchSection('store-scan', markdown);
   } finally {
     await store.close();
     fs.rmSync(work, { recursive: true, force: true });
