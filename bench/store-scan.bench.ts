@@ -79,6 +79,14 @@ async function scrapeLoopDelay(url: string): Promise<{ p99: number; max: number 
   return { p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds') };
 }
 
+/** The kernel's count of connections dropped because a listen queue was full (every process's), from /proc/net/netstat. */
+function listenOverflows(): number {
+  const lines = fs.readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((line) => line.startsWith('TcpExt:'));
+  const names = lines[0]?.split(/\s+/) ?? [];
+  const values = lines[1]?.split(/\s+/) ?? [];
+  return Number(values[names.indexOf('ListenOverflows')] ?? Number.NaN);
+}
+
 /** Log lines by message, most frequent first. */
 function countByMessage(lines: Record<string, unknown>[]): [string, number][] {
   const counts = new Map<string, number>();
@@ -99,6 +107,15 @@ async function phase(store: ChildObjectStore, work: string, name: string, env: R
     for (let i = 0; i < 5; i++) await (await fetch(`${server.url}${hotPath}`)).arrayBuffer();
     await store.resetTraffic();
     await scrapeLoopDelay(server.url);
+    const overflowsBefore = listenOverflows();
+    let mostFds = 0;
+    const fdSampler = setInterval(() => {
+      try {
+        mostFds = Math.max(mostFds, fs.readdirSync(`/proc/${server.pid}/fd`).length);
+      } catch {
+        // ended
+      }
+    }, 200);
     const cpuBefore = procCpuMs(server.pid);
     const runStarted = performance.now();
     const figures = { requests: 0, refused: 0, statuses: {} as Record<string, number> };
@@ -122,6 +139,9 @@ async function phase(store: ChildObjectStore, work: string, name: string, env: R
     const serverCpuPercent = ((procCpuMs(server.pid) - cpuBefore) / (performance.now() - runStarted)) * 100;
     const loopDelay = await scrapeLoopDelay(server.url);
     const logLines = countByMessage(server.logged(''));
+    clearInterval(fdSampler);
+    logLines.unshift([`most file descriptors the server held (sampled every 200 ms):`, mostFds]);
+    logLines.unshift([`connections dropped by full listen queues on this machine (ListenOverflows, every process's) during the run:`, listenOverflows() - overflowsBefore]);
     const late = server.logged('request').filter((line) => String(line['path']).includes('/scan.t') && !String(line['path']).includes(HOT) && Number(line['ms']) > ABORT_MS);
     const hotMs = server.logged('request').filter((line) => String(line['path']).includes(`/${HOT}/`)).map((line) => Number(line['ms'])).sort((a, b) => a - b);
     logLines.unshift([`hot requests as the server timed them: p99 ${hotMs[Math.floor(hotMs.length * 0.99)]} ms, max ${hotMs.at(-1)} ms, of`, hotMs.length]);
