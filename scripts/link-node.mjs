@@ -1,7 +1,7 @@
 // Links node_modules/.bin/node to the project's Node.js when npm left the link out. `npm install` installs the
 // `node-<platform>-<arch>` package of the machine (package.json optionalDependencies) and links its `bin/node`; npm 10
-// (the npm of Node.js 20 and 22) links nothing when the lockfile also lists the package of another platform, which
-// it does not install: the skipped package takes the name `node` first (its bin-links keeps one link per name).
+// (the npm of Node.js 20 and 22) removes that link again at the end of the install when the lockfile also lists the
+// package of another platform: it deletes the skipped package's bin paths, `node_modules/.bin/node` among them.
 // Runs at `prepare`, before the build; does nothing when the link is there or no such package is installed.
 import fs from 'node:fs';
 import path from 'node:path';
