@@ -52,3 +52,32 @@ export function olderNode(cacheDir: string): OlderNode {
   }
   return { binDir: path.dirname(node), version: versionOf(node) };
 }
+
+/** The npm that Node.js 20 and 22 bring, which the registry brings when a test needs it. */
+export const REGISTRY_OLDER_NPM = '10.8.2';
+
+/** An npm from the registry: its `npm` and `npx` (Node scripts, run by the first `node` on PATH) and its version. */
+export interface RegistryNpm {
+  npm: string;
+  npx: string;
+  version: string;
+}
+
+/** npm `version` from the registry's `npm` package, unpacked once into `<cacheDir>/npm-<version>`. */
+export function registryNpm(cacheDir: string, version = REGISTRY_OLDER_NPM): RegistryNpm {
+  const unpacked = path.join(cacheDir, `npm-${version}`);
+  const bin = (name: string): string => path.join(unpacked, 'bin', `${name}-cli.js`);
+  if (!fs.existsSync(bin('npm'))) {
+    fs.mkdirSync(cacheDir, { recursive: true });
+    const download = fs.mkdtempSync(path.join(cacheDir, '.npm-'));
+    try {
+      execFileSync('npm', ['pack', '--silent', '--pack-destination', download, `npm@${version}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+      execFileSync('tar', ['-xzf', path.join(download, `npm-${version}.tgz`), '-C', download]);
+      fs.rmSync(unpacked, { recursive: true, force: true });
+      fs.renameSync(path.join(download, 'package'), unpacked);
+    } finally {
+      fs.rmSync(download, { recursive: true, force: true });
+    }
+  }
+  return { npm: bin('npm'), npx: bin('npx'), version };
+}
