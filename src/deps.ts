@@ -11,7 +11,8 @@ import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument } from './contract-document.js';
 import { ContractSchemas } from './contract-schemas.js';
 import { readGitIdentity } from './identity/git-identity.js';
-import { CellRules } from './notebooks/cell-rules.js';
+import { CellRules } from './collaboration/cell-rules.js';
+import { DocumentWrites } from './collaboration/documents.js';
 import { AppDbNotebooks } from './notebooks/notebook.js';
 import { AppDbNotes } from './notes/notes.js';
 import { AppDbSavedViews } from './views/saved-views.js';
@@ -148,6 +149,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   // one unit of work and one set of cell rules for every service on the app database
   const units = new UnitOfWork(appDb, { transactionTimeoutMs: config.appDb.transactionTimeoutMs, onFailure: appDbFailure });
   const cellRules = new CellRules(schemas);
+  const documents = new DocumentWrites(units, now);
   const limits = await createCostLimiter(config, log);
   const home = os.homedir();
   const signalTools = new SignalTools(
@@ -171,9 +173,9 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     tenantSource: new StoreSource(store, config.klsMode),
     store,
     appDb,
-    notebooks: new AppDbNotebooks(units, cellRules, now),
-    notes: new AppDbNotes(units, cellRules, now),
-    views: new AppDbSavedViews(units, now),
+    notebooks: new AppDbNotebooks(documents, cellRules),
+    notes: new AppDbNotes(documents, cellRules),
+    views: new AppDbSavedViews(documents),
     identity: (tenant) =>
       readGitIdentity(config.gitWorkspacesDir, tenant === null ? [] : [tenant.compositeId, tenant.slug], fs.existsSync(home) ? home : path.parse(root).root),
     drift,

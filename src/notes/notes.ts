@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { listTag, rowTag } from '../common/entity-tags.js';
 import { NoteRow } from '../appdb/note.entity.js';
-import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
+import type { AppDbManager } from '../appdb/unit-of-work.js';
 import { assertPrecondition, type Precondition } from '../common/entity-tags.js';
-import { toApiCell } from '../notebooks/cell-content.js';
-import type { CellRules } from '../notebooks/cell-rules.js';
+import { toApiCell } from '../collaboration/cell-content.js';
+import type { CellRules } from '../collaboration/cell-rules.js';
 import {
   addReply,
   appendCell,
@@ -15,12 +15,11 @@ import {
   listCells,
   updateCell,
   type CellOwner,
-} from '../notebooks/cell-store.js';
+} from '../collaboration/cell-store.js';
+import { nextRevision, type DocumentWrites } from '../collaboration/documents.js';
 import type { ApiNote, ApiNoteSummary, Notes, ReplyInput, ReplyOutcome, TaggedRead } from '../ports/collaboration.js';
 
-const ownerOf = (noteId: string): CellOwner => ({ kind: 'note', id: noteId });
-/** Every write to a note (its metadata or its cells) waits for the ones before it (see unit-of-work.ts). */
-const lockOf = (noteId: string): LockKey => `note:${noteId}`;
+const noteOf = (noteId: string): CellOwner => ({ kind: 'note', id: noteId });
 
 /** A note row and its cell count as the API's summary. */
 export function toApiNoteSummary(row: NoteRow, cellCount: number): ApiNoteSummary {
@@ -37,7 +36,7 @@ export function toApiNoteSummary(row: NoteRow, cellCount: number): ApiNoteSummar
 }
 
 async function toApiNote(m: AppDbManager, row: NoteRow): Promise<ApiNote> {
-  const cells = await listCells(m, ownerOf(row.noteId));
+  const cells = await listCells(m, noteOf(row.noteId));
   const { cell_count: _count, ...summary } = toApiNoteSummary(row, cells.length);
   return { ...summary, cells: cells.map(toApiCell) };
 }
@@ -46,14 +45,12 @@ function findNote(m: AppDbManager, tenantId: string, noteId: string): Promise<No
   return m.findOneBy(NoteRow, { noteId, tenantId });
 }
 
-/** A note's entity tag (it changes with every write of the note or its cells: see touch). */
+/** A note's entity tag (it changes with every write of the note or its cells: see recordChange). */
 export const noteTag = (row: NoteRow): string => rowTag('note', row.noteId, row);
 
-/** Marks a write of the note: `updated_at` and the next revision; the note's new tag. */
-async function touch(m: AppDbManager, note: NoteRow, now: Date, values: Partial<NoteRow> = {}): Promise<string> {
-  note.updatedAt = now.toISOString();
-  note.revision += 1;
-  await m.update(NoteRow, { noteId: note.noteId }, { ...values, updatedAt: note.updatedAt, revision: note.revision });
+/** Records a write of the note or its cells on the note (`values` and the next revision); the note's new tag. */
+async function recordChange(m: AppDbManager, note: NoteRow, now: Date, values: Partial<NoteRow> = {}): Promise<string> {
+  await m.update(NoteRow, { noteId: note.noteId }, { ...values, ...nextRevision(note, now) });
   return noteTag(note);
 }
 
@@ -70,10 +67,8 @@ async function noteForWrite(m: AppDbManager, tenantId: string, noteId: string, p
  */
 export class AppDbNotes implements Notes {
   constructor(
-    private readonly units: UnitOfWork,
+    private readonly documents: DocumentWrites,
     private readonly rules: CellRules,
-    /** The time that stamps what is written, in ms since the epoch. */
-    private readonly now: () => number,
   ) {}
 
   /**
@@ -81,7 +76,7 @@ export class AppDbNotes implements Notes {
    * holds the current tag, the cells are not counted.
    */
   list(tenantId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNoteSummary[]>> {
-    return this.units.read(async (m) => {
+    return this.documents.read(async (m) => {
       const rows = await m.find(NoteRow, { where: { tenantId }, order: { updatedAt: 'DESC', createdAt: 'DESC', noteId: 'ASC' } });
       const etag = listTag(['notes', tenantId], rows.map(noteTag));
       if (isHeld(etag)) return { etag, value: null };
@@ -97,8 +92,8 @@ export class AppDbNotes implements Notes {
   /** Creates an empty note by `author` (the git identity's name, or null); the note and its tag. */
   create(tenantId: string, note: { title: string; tags: string[]; author: string | null }): Promise<{ note: ApiNote; etag: string }> {
     const noteId = randomUUID();
-    return this.units.write(lockOf(noteId), async (m) => {
-      const stamp = new Date(this.now()).toISOString();
+    return this.documents.write(noteOf(noteId), async (m, now) => {
+      const stamp = now.toISOString();
       const row = m.create(NoteRow, { noteId, tenantId, title: note.title, tags: note.tags, author: note.author, createdAt: stamp, updatedAt: stamp, revision: 1 });
       await m.insert(NoteRow, row);
       return { note: await toApiNote(m, row), etag: noteTag(row) };
@@ -110,7 +105,7 @@ export class AppDbNotes implements Notes {
    * current tag, the cells are not read.
    */
   read(tenantId: string, noteId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNote> | null> {
-    return this.units.read(async (m) => {
+    return this.documents.read(async (m) => {
       const row = await findNote(m, tenantId, noteId);
       if (row === null) return null;
       const etag = noteTag(row);
@@ -129,12 +124,11 @@ export class AppDbNotes implements Notes {
     precondition?: Precondition,
   ): Promise<{ cellId: string; etag: string } | null> {
     assertNewCell(this.rules, request.cell, request.author);
-    return this.units.write(lockOf(noteId), async (m) => {
+    return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
       if (note === null) return null;
-      const now = new Date(this.now());
-      const row = await appendCell(m, ownerOf(noteId), request.cell, request.author, now);
-      return { cellId: row.cellId, etag: await touch(m, note, now) };
+      const row = await appendCell(m, noteOf(noteId), request.cell, request.author, now);
+      return { cellId: row.cellId, etag: await recordChange(m, note, now) };
     });
   }
 
@@ -146,13 +140,12 @@ export class AppDbNotes implements Notes {
     reply: ReplyInput,
     precondition?: Precondition,
   ): Promise<{ etag: string } | Exclude<ReplyOutcome, 'added'> | 'no-note'> {
-    return this.units.write(lockOf(noteId), async (m) => {
+    return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
       if (note === null) return 'no-note';
-      const now = new Date(this.now());
-      const outcome = await addReply(m, ownerOf(noteId), cellId, reply, now, 'reply');
+      const outcome = await addReply(m, noteOf(noteId), cellId, reply, now, 'reply');
       if (outcome !== 'added') return outcome;
-      return { etag: await touch(m, note, now) };
+      return { etag: await recordChange(m, note, now) };
     });
   }
 
@@ -163,13 +156,13 @@ export class AppDbNotes implements Notes {
     change: { title?: string | undefined; tags?: string[] | undefined },
     precondition?: Precondition,
   ): Promise<string | null> {
-    return this.units.write(lockOf(noteId), async (m) => {
+    return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
       if (note === null) return null;
       const values: Partial<NoteRow> = {};
       if (change.title !== undefined) values.title = change.title;
       if (change.tags !== undefined) values.tags = change.tags;
-      return touch(m, note, new Date(this.now()), values);
+      return recordChange(m, note, now, values);
     });
   }
 
@@ -184,20 +177,19 @@ export class AppDbNotes implements Notes {
     change: { updates: Record<string, unknown>; author?: string | undefined },
     precondition?: Precondition,
   ): Promise<string | null> {
-    return this.units.write(lockOf(noteId), async (m) => {
+    return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
       if (note === null) return null;
-      const now = new Date(this.now());
-      if ((await updateCell(m, ownerOf(noteId), cellId, change, this.rules, now)) === null) return null;
-      return touch(m, note, now);
+      if ((await updateCell(m, noteOf(noteId), cellId, change, this.rules, now)) === null) return null;
+      return recordChange(m, note, now);
     });
   }
 
   /** Deletes the note with its cells; false when the tenant has no such note. */
   delete(tenantId: string, noteId: string, precondition?: Precondition): Promise<boolean> {
-    return this.units.write(lockOf(noteId), async (m) => {
+    return this.documents.write(noteOf(noteId), async (m) => {
       if ((await noteForWrite(m, tenantId, noteId, precondition)) === null) return false;
-      await deleteAllCells(m, ownerOf(noteId));
+      await deleteAllCells(m, noteOf(noteId));
       await m.delete(NoteRow, { noteId });
       return true;
     });
@@ -205,10 +197,10 @@ export class AppDbNotes implements Notes {
 
   /** Deletes one cell of the note: the note's new tag, or null when the note or the cell does not exist. */
   deleteCell(tenantId: string, noteId: string, cellId: string, precondition?: Precondition): Promise<string | null> {
-    return this.units.write(lockOf(noteId), async (m) => {
+    return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
-      if (note === null || !(await deleteCell(m, ownerOf(noteId), cellId))) return null;
-      return touch(m, note, new Date(this.now()));
+      if (note === null || !(await deleteCell(m, noteOf(noteId), cellId))) return null;
+      return recordChange(m, note, now);
     });
   }
 }

@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { QueryDeepPartialEntity } from 'typeorm';
 import { CellRow, type CellOwnerKind } from '../appdb/cell.entity.js';
 import type { AppDbManager } from '../appdb/unit-of-work.js';
+import type { DocumentRef } from './documents.js';
 import { invalidRequest } from '../common/problems.js';
 import { authorOfNewCell, checkableCell, contentOfNewCell, mergeUpdates, todayUtc, type DiscussionReply } from './cell-content.js';
 import type { ReplyInput, ReplyOutcome } from '../ports/collaboration.js';
 import { CELL_COUNT_LIMITS, type CellRules } from './cell-rules.js';
 
 /** The notebook of a tenant (id = tenant ID) or a note (id = note ID). Used inside a unit of work only. */
-export interface CellOwner {
+export interface CellOwner extends DocumentRef {
   kind: CellOwnerKind;
-  id: string;
 }
 
 /** The owner's cells in display order. */
