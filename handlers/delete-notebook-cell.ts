@@ -1,3 +1,4 @@
+import { isMissing } from '../src/common/missing.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { ifMatchOf } from '../src/common/entity-tags.js';
@@ -7,6 +8,6 @@ import { problemResult, taggedHeaders } from '../src/operations/results.js';
 export async function deleteNotebookCell(input: Input<'deleteNotebookCell'>, deps: Deps): Promise<Result<'deleteNotebookCell'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
   const outcome = await deps.notebooks.deleteCell(tenant.compositeId, input.path.cell_id, ifMatchOf(input.headers));
-  if (typeof outcome === 'string') return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${input.path.cell_id}`);
+  if (isMissing(outcome)) return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${input.path.cell_id}`);
   return { status: 200, body: { notebook: outcome.notebook }, headers: taggedHeaders(outcome.etag) };
 }

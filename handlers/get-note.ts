@@ -1,3 +1,4 @@
+import { isMissing } from '../src/common/missing.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { holdsTag, notModified, problemResult, taggedHeaders } from '../src/operations/results.js';
@@ -6,7 +7,7 @@ import { holdsTag, notModified, problemResult, taggedHeaders } from '../src/oper
 export async function getNote(input: Input<'getNote'>, deps: Deps): Promise<Result<'getNote'>> {
   const tenant = deps.tenants.resolve(input.path.tenant);
   const read = await deps.notes.read(tenant.compositeId, input.path.note_id, holdsTag(input.headers));
-  if (read === null) return problemResult('not-found', `tenant ${tenant.compositeId} has no note ${input.path.note_id}`);
+  if (isMissing(read)) return problemResult('not-found', `tenant ${tenant.compositeId} has no note ${input.path.note_id}`);
   if (read.value === null) return notModified(read.etag);
   return { status: 200, body: { note: read.value }, headers: taggedHeaders(read.etag) };
 }

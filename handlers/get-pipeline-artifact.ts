@@ -1,3 +1,4 @@
+import { isMissing } from '../src/common/missing.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { problemResult } from '../src/operations/results.js';
@@ -6,7 +7,7 @@ import { problemResult } from '../src/operations/results.js';
 export async function getPipelineArtifact(input: Input<'getPipelineArtifact'>, deps: Deps): Promise<Result<'getPipelineArtifact'>> {
   const key = input.path.artifact_key;
   const artifact = await deps.content.pipelineArtifact(deps.tenants.resolve(input.path.tenant), key);
-  if ('missing' in artifact) {
+  if (isMissing(artifact)) {
     const why = artifact.missing === 'absent' ? 'holds no' : 'holds no usable (a JSON object)';
     return problemResult('not-found', `the tenant file of "${input.path.tenant}" ${why} pipeline artifact ${key}`);
   }

@@ -1,3 +1,4 @@
+import { isMissing } from '../src/common/missing.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { rangeTagHolds } from '../src/common/entity-tags.js';
@@ -8,7 +9,7 @@ import { holdsTag, problemResult } from '../src/operations/results.js';
 export async function getReport(input: Input<'getReport'>, deps: Deps): Promise<Result<'getReport'>> {
   const key = input.path.report_key;
   const report = await deps.content.report(deps.tenants.resolve(input.path.tenant), key);
-  if (report === null) return problemResult('not-found', `tenant "${input.path.tenant}" has no report "${key}"`);
+  if (isMissing(report)) return problemResult('not-found', `tenant "${input.path.tenant}" has no report "${key}"`);
   const size = report.pdf.length;
   const headers = {
     'Cache-Control': 'public, max-age=3600',

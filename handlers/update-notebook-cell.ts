@@ -1,4 +1,5 @@
 import { assertRepliesUntouched, recordedAuthor } from '../src/operations/authors.js';
+import { isMissing } from '../src/common/missing.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { ifMatchOf } from '../src/common/entity-tags.js';
@@ -15,6 +16,6 @@ export async function updateNotebookCell(input: Input<'updateNotebookCell'>, dep
     { updates: input.body.updates, author: recordedAuthor(input.caller, input.body.author) },
     precondition,
   );
-  if (typeof outcome === 'string') return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${input.path.cell_id}`);
+  if (isMissing(outcome)) return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${input.path.cell_id}`);
   return { status: 200, body: { notebook: outcome.notebook }, headers: taggedHeaders(outcome.etag) };
 }

@@ -6,7 +6,8 @@ import { toApiCell } from '../collaboration/cell-content.js';
 import type { CellRules } from '../collaboration/cell-rules.js';
 import { addReply, appendCell, assertNewCell, deleteCell, listCells, updateCell, type CellOwner } from '../collaboration/cell-store.js';
 import { nextRevision, type DocumentWrites } from '../collaboration/documents.js';
-import type { ApiNotebook, NotebookMiss, NotebookRead, Notebooks, ReplyInput, TaggedNotebook } from '../ports/collaboration.js';
+import { isMissing, type Missing } from '../common/missing.js';
+import type { ApiNotebook, CellMiss, NotebookRead, Notebooks, ReplyInput, TaggedNotebook } from '../ports/collaboration.js';
 
 const notebookOf = (tenantId: string): CellOwner => ({ kind: 'notebook', id: tenantId });
 
@@ -76,36 +77,33 @@ export class AppDbNotebooks implements Notebooks {
     });
   }
 
-  /** Merges `updates` into a cell (400 when the result breaks the cell rules); the updated notebook, or 'no-cell'. */
+  /** Merges `updates` into a cell (400 when the result breaks the cell rules); the updated notebook, or missing. */
   updateCell(
     tenantId: string,
     cellId: string,
     change: { updates: Record<string, unknown>; author?: string | undefined },
     precondition?: Precondition,
-  ): Promise<TaggedNotebook | NotebookMiss> {
-    return this.change(tenantId, precondition, async (m, now) =>
-      (await updateCell(m, notebookOf(tenantId), cellId, change, this.rules, now)) === null ? 'no-cell' : {},
+  ): Promise<TaggedNotebook | Missing<'cell'>> {
+    return this.change<object, Missing<'cell'>>(tenantId, precondition, async (m, now) =>
+      (await updateCell(m, notebookOf(tenantId), cellId, change, this.rules, now)) === null ? { missing: 'cell' } : {},
     );
   }
 
-  /** Deletes a cell; the updated notebook, or 'no-cell'. */
-  deleteCell(tenantId: string, cellId: string, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss> {
-    return this.change(tenantId, precondition, async (m) => ((await deleteCell(m, notebookOf(tenantId), cellId)) ? {} : 'no-cell'));
+  /** Deletes a cell; the updated notebook, or missing. */
+  deleteCell(tenantId: string, cellId: string, precondition?: Precondition): Promise<TaggedNotebook | Missing<'cell'>> {
+    return this.change<object, Missing<'cell'>>(tenantId, precondition, async (m) => ((await deleteCell(m, notebookOf(tenantId), cellId)) ? {} : { missing: 'cell' }));
   }
 
   /** Appends a reply to a discussion cell; the updated notebook, or why not. */
-  addReply(tenantId: string, cellId: string, reply: ReplyInput, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss> {
-    return this.change(tenantId, precondition, async (m, now) => {
-      const outcome = await addReply(m, notebookOf(tenantId), cellId, reply, now);
-      return outcome === 'added' ? {} : outcome;
-    });
+  addReply(tenantId: string, cellId: string, reply: ReplyInput, precondition?: Precondition): Promise<TaggedNotebook | CellMiss> {
+    return this.change<object, CellMiss>(tenantId, precondition, async (m, now) => (await addReply(m, notebookOf(tenantId), cellId, reply, now)) ?? {});
   }
 
   /**
    * One write of the notebook's cells: creates the notebook when missing, checks `precondition`, runs `work` and,
    * unless it answers a miss, records the change; the updated notebook with what `work` answered.
    */
-  private change<T extends object, Miss extends NotebookMiss = NotebookMiss>(
+  private change<T extends object, Miss extends CellMiss = CellMiss>(
     tenantId: string,
     precondition: Precondition | undefined,
     work: (m: AppDbManager, now: Date) => Promise<T | Miss>,
@@ -114,7 +112,7 @@ export class AppDbNotebooks implements Notebooks {
       const notebook = await ensureNotebook(m, tenantId, now);
       assertCurrent(notebook, precondition);
       const outcome = await work(m, now);
-      if (typeof outcome === 'string') return outcome;
+      if (isMissing(outcome)) return outcome;
       await recordChange(m, notebook, now);
       return { ...(await taggedNotebook(m, notebook)), ...outcome };
     });

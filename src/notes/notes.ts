@@ -17,7 +17,8 @@ import {
   type CellOwner,
 } from '../collaboration/cell-store.js';
 import { nextRevision, type DocumentWrites } from '../collaboration/documents.js';
-import type { ApiNote, ApiNoteSummary, Notes, ReplyInput, ReplyOutcome, TaggedRead } from '../ports/collaboration.js';
+import type { Missing } from '../common/missing.js';
+import type { ApiNote, ApiNoteSummary, CellMiss, Notes, ReplyInput, TaggedRead } from '../ports/collaboration.js';
 
 const noteOf = (noteId: string): CellOwner => ({ kind: 'note', id: noteId });
 
@@ -101,20 +102,20 @@ export class AppDbNotes implements Notes {
   }
 
   /**
-   * The full note and its tag, or null when the tenant has no such note. When `isHeld` says the caller holds the
+   * The full note and its tag, or missing. When `isHeld` says the caller holds the
    * current tag, the cells are not read.
    */
-  read(tenantId: string, noteId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNote> | null> {
+  read(tenantId: string, noteId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNote> | Missing<'note'>> {
     return this.documents.read(async (m) => {
       const row = await findNote(m, tenantId, noteId);
-      if (row === null) return null;
+      if (row === null) return { missing: 'note' };
       const etag = noteTag(row);
       return { etag, value: isHeld(etag) ? null : await toApiNote(m, row) };
     });
   }
 
   /**
-   * Appends a cell to the note: its ID and the note's new tag, or null when the tenant has no such note. 400 when
+   * Appends a cell to the note: its ID and the note's new tag, or missing. 400 when
    * the cell breaks the rules. `author`, when given, is the cell's author whatever the cell says.
    */
   async addCell(
@@ -122,43 +123,43 @@ export class AppDbNotes implements Notes {
     noteId: string,
     request: { cell: Record<string, unknown>; author?: string | undefined },
     precondition?: Precondition,
-  ): Promise<{ cellId: string; etag: string } | null> {
+  ): Promise<{ cellId: string; etag: string } | Missing<'note'>> {
     assertNewCell(this.rules, request.cell, request.author);
     return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
-      if (note === null) return null;
+      if (note === null) return { missing: 'note' };
       const row = await appendCell(m, noteOf(noteId), request.cell, request.author, now);
       return { cellId: row.cellId, etag: await recordChange(m, note, now) };
     });
   }
 
-  /** Appends a reply to a discussion cell of the note: the note's new tag, or why not. */
+  /** Appends a reply to a discussion cell of the note: the note's new tag, or what is missing. */
   addReply(
     tenantId: string,
     noteId: string,
     cellId: string,
     reply: ReplyInput,
     precondition?: Precondition,
-  ): Promise<{ etag: string } | Exclude<ReplyOutcome, 'added'> | 'no-note'> {
+  ): Promise<{ etag: string } | CellMiss | Missing<'note'>> {
     return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
-      if (note === null) return 'no-note';
-      const outcome = await addReply(m, noteOf(noteId), cellId, reply, now, 'reply');
-      if (outcome !== 'added') return outcome;
+      if (note === null) return { missing: 'note' };
+      const miss = await addReply(m, noteOf(noteId), cellId, reply, now, 'reply');
+      if (miss !== undefined) return miss;
       return { etag: await recordChange(m, note, now) };
     });
   }
 
-  /** Replaces title and/or tags: the note's new tag, or null when the tenant has no such note. */
+  /** Replaces title and/or tags: the note's new tag, or missing. */
   updateMetadata(
     tenantId: string,
     noteId: string,
     change: { title?: string | undefined; tags?: string[] | undefined },
     precondition?: Precondition,
-  ): Promise<string | null> {
+  ): Promise<string | Missing<'note'>> {
     return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
-      if (note === null) return null;
+      if (note === null) return { missing: 'note' };
       const values: Partial<NoteRow> = {};
       if (change.title !== undefined) values.title = change.title;
       if (change.tags !== undefined) values.tags = change.tags;
@@ -167,8 +168,8 @@ export class AppDbNotes implements Notes {
   }
 
   /**
-   * Merges `updates` into a cell of the note (`author`, when given, becomes its author): the note's new tag, or null
-   * when the note or the cell does not exist; 400 when the result breaks the cell rules.
+   * Merges `updates` into a cell of the note (`author`, when given, becomes its author): the note's new tag, or what
+   * is missing (the note, the cell); 400 when the result breaks the cell rules.
    */
   updateCell(
     tenantId: string,
@@ -176,30 +177,31 @@ export class AppDbNotes implements Notes {
     cellId: string,
     change: { updates: Record<string, unknown>; author?: string | undefined },
     precondition?: Precondition,
-  ): Promise<string | null> {
+  ): Promise<string | Missing<'note' | 'cell'>> {
     return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
-      if (note === null) return null;
-      if ((await updateCell(m, noteOf(noteId), cellId, change, this.rules, now)) === null) return null;
+      if (note === null) return { missing: 'note' };
+      if ((await updateCell(m, noteOf(noteId), cellId, change, this.rules, now)) === null) return { missing: 'cell' };
       return recordChange(m, note, now);
     });
   }
 
-  /** Deletes the note with its cells; false when the tenant has no such note. */
-  delete(tenantId: string, noteId: string, precondition?: Precondition): Promise<boolean> {
+  /** Deletes the note with its cells; nothing, or missing. */
+  delete(tenantId: string, noteId: string, precondition?: Precondition): Promise<Missing<'note'> | undefined> {
     return this.documents.write(noteOf(noteId), async (m) => {
-      if ((await noteForWrite(m, tenantId, noteId, precondition)) === null) return false;
+      if ((await noteForWrite(m, tenantId, noteId, precondition)) === null) return { missing: 'note' };
       await deleteAllCells(m, noteOf(noteId));
       await m.delete(NoteRow, { noteId });
-      return true;
+      return undefined;
     });
   }
 
-  /** Deletes one cell of the note: the note's new tag, or null when the note or the cell does not exist. */
-  deleteCell(tenantId: string, noteId: string, cellId: string, precondition?: Precondition): Promise<string | null> {
+  /** Deletes one cell of the note: the note's new tag, or what is missing (the note, the cell). */
+  deleteCell(tenantId: string, noteId: string, cellId: string, precondition?: Precondition): Promise<string | Missing<'note' | 'cell'>> {
     return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
-      if (note === null || !(await deleteCell(m, noteOf(noteId), cellId))) return null;
+      if (note === null) return { missing: 'note' };
+      if (!(await deleteCell(m, noteOf(noteId), cellId))) return { missing: 'cell' };
       return recordChange(m, note, now);
     });
   }

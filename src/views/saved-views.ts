@@ -6,6 +6,7 @@ import type { AppDbManager } from '../appdb/unit-of-work.js';
 import { assertPrecondition, type Precondition } from '../common/entity-tags.js';
 import { invalidRequest } from '../common/problems.js';
 import { nextRevision, type DocumentRef, type DocumentWrites } from '../collaboration/documents.js';
+import type { Missing } from '../common/missing.js';
 import type { ApiSavedView, SavedViews } from '../ports/collaboration.js';
 
 const viewOf = (viewId: string): DocumentRef => ({ kind: 'view', id: viewId });
@@ -86,18 +87,17 @@ export class AppDbSavedViews implements SavedViews {
   }
 
   /**
-   * Replaces name and/or params: the view's tag after it (unchanged when neither is given), or null when the tenant
-   * has no such view. `precondition` (If-Match) is checked first, under the view's lock: 412 when it does not hold.
+   * Replaces name and/or params: the view's tag after it (unchanged when neither is given), or missing. `precondition` (If-Match) is checked first, under the view's lock: 412 when it does not hold.
    */
   update(
     tenantId: string,
     change: { viewId: string; name?: string | undefined; params?: Record<string, unknown> | undefined },
     precondition?: Precondition,
-  ): Promise<string | null> {
+  ): Promise<string | Missing<'view'>> {
     if (change.params !== undefined) assertParamsSize(change.params);
     return this.documents.write(viewOf(change.viewId), async (m, now) => {
       const row = await viewForWrite(m, tenantId, change.viewId, precondition);
-      if (row === null) return null;
+      if (row === null) return { missing: 'view' };
       if (change.name === undefined && change.params === undefined) return viewTag(row);
       const values: QueryDeepPartialEntity<SavedViewRow> = nextRevision(row, now);
       if (change.name !== undefined) values.name = change.name;
@@ -107,12 +107,12 @@ export class AppDbSavedViews implements SavedViews {
     });
   }
 
-  /** Deletes a view; false when the tenant has no such view. `precondition` (If-Match) as for update. */
-  delete(tenantId: string, viewId: string, precondition?: Precondition): Promise<boolean> {
+  /** Deletes a view; nothing, or missing. `precondition` (If-Match) as for update. */
+  delete(tenantId: string, viewId: string, precondition?: Precondition): Promise<Missing<'view'> | undefined> {
     return this.documents.write(viewOf(viewId), async (m) => {
-      if (precondition !== undefined && (await viewForWrite(m, tenantId, viewId, precondition)) === null) return false;
+      if (precondition !== undefined && (await viewForWrite(m, tenantId, viewId, precondition)) === null) return { missing: 'view' };
       const result = await m.delete(SavedViewRow, { viewId, tenantId });
-      return (result.affected ?? 0) > 0;
+      return (result.affected ?? 0) > 0 ? undefined : { missing: 'view' };
     });
   }
 }
