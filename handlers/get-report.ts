@@ -1,15 +1,16 @@
 import { isMissing } from '../src/common/missing.js';
+import { Problem } from '../src/common/problems.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { rangeTagHolds } from '../src/common/entity-tags.js';
 import { parseRange } from '../src/operations/byte-range.js';
-import { holdsTag, problemResult } from '../src/operations/results.js';
+import { holdsTag } from '../src/operations/results.js';
 
 /** GET /api/reports/{tenant}/{report_key}: the PDF, whole (200) or one byte range (206/416); 404 when absent. */
 export async function getReport(input: Input<'getReport'>, deps: Deps): Promise<Result<'getReport'>> {
   const key = input.path.report_key;
   const report = await deps.content.report(deps.tenants.resolve(input.path.tenant), key);
-  if (isMissing(report)) return problemResult('not-found', `tenant "${input.path.tenant}" has no report "${key}"`);
+  if (isMissing(report)) throw new Problem('not-found', `tenant "${input.path.tenant}" has no report "${key}"`);
   const size = report.pdf.length;
   const headers = {
     'Cache-Control': 'public, max-age=3600',
@@ -27,8 +28,7 @@ export async function getReport(input: Input<'getReport'>, deps: Deps): Promise<
   const range = parseRange(input.headers['range'], size);
   if (range.kind === 'whole') return whole;
   if (range.kind === 'unsatisfiable') {
-    const problem = problemResult('range-not-satisfiable', `the range ${String(input.headers['range'])} starts beyond the end of the ${size}-byte file`);
-    return { ...problem, headers: { 'Content-Range': `bytes */${size}` } };
+    throw new Problem('range-not-satisfiable', `the range ${String(input.headers['range'])} starts beyond the end of the ${size}-byte file`, { representationBytes: size });
   }
   return {
     status: 206,

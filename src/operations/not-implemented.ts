@@ -1,5 +1,5 @@
 import type { Handler, OperationWith501, Result } from './contract.js';
-import { problemResult } from './results.js';
+import { Problem } from '../common/problems.js';
 
 /**
  * The one list of operations this build does not implement yet: each answers 501 problem+json, its contract
@@ -17,7 +17,9 @@ export type NotImplementedOperation = (typeof NOT_IMPLEMENTED)[number];
 
 /** The handler of an operation on the list. */
 export function notImplemented<K extends OperationWith501>(operationId: K): Handler<K> {
-  return async () => problemResult('not-implemented', `${operationId} is not implemented in this build`) as Result<K>;
+  return async (): Promise<Result<K>> => {
+    throw new Problem('not-implemented', `${operationId} is not implemented in this build`);
+  };
 }
 
 /** Handlers for every operation on the list. */

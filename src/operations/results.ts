@@ -1,16 +1,4 @@
 import { heldTag } from '../common/entity-tags.js';
-import { Problem, PROBLEMS, type ProblemBody, type ProblemCode } from '../common/problems.js';
-
-type StatusOfCode<C extends ProblemCode> = (typeof PROBLEMS)[C]['status'];
-
-/** A typed problem result, for failures that belong to one operation (unknown finding, conflict…). */
-export function problemResult<C extends ProblemCode>(
-  code: C,
-  detail: string,
-): { status: StatusOfCode<C>; contentType: 'application/problem+json'; body: ProblemBody } {
-  const problem = new Problem(code, detail);
-  return { status: problem.status as StatusOfCode<C>, contentType: 'application/problem+json', body: problem.toBody() };
-}
 
 /** `Cache-Control` of reads of tenant data that carry a tag: no shared cache keeps them; a browser revalidates. */
 export const REVALIDATE_PRIVATELY = 'private, no-cache';

@@ -30,5 +30,8 @@ export const notListed = notImplemented('getHealth');
 // @ts-expect-error a binary response must name its media type
 export const binaryWithoutMediaType: Handler<'getReport'> = async () => ({ status: 200, body: Buffer.from('%PDF-1.4') });
 
+// @ts-expect-error a problem is thrown, never returned, even one the operation declares
+export const returnedProblem: Handler<'getNote'> = async () => ({ status: 404, contentType: 'application/problem+json', body: { type: 'x', title: 'x', status: 404, detail: 'x' } });
+
 // @ts-expect-error a JSON body cannot be sent as a problem of an undeclared status
 export const undeclaredProblem: Handler<'getStoreStatus'> = async () => ({ status: 404, contentType: 'application/problem+json', body: { type: 'x', title: 'x', status: 404, detail: 'x' } });
