@@ -2,9 +2,8 @@ import { isMissing } from '../src/common/missing.js';
 import { Problem } from '../src/common/problems.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
-import { rangeTagHolds } from '../src/common/entity-tags.js';
+import { ifNoneMatchOf, rangeTagHolds } from '../src/common/entity-tags.js';
 import { parseRange } from '../src/operations/byte-range.js';
-import { holdsTag } from '../src/operations/results.js';
 
 /** GET /api/reports/{tenant}/{report_key}: the PDF, whole (200) or one byte range (206/416); 404 when absent. */
 export async function getReport(input: Input<'getReport'>, deps: Deps): Promise<Result<'getReport'>> {
@@ -21,7 +20,7 @@ export async function getReport(input: Input<'getReport'>, deps: Deps): Promise<
   };
   const whole = { status: 200, contentType: 'application/pdf', body: report.pdf, headers } as const;
   // If-None-Match wins over Range (RFC 9110 13.2.2): a held tag is answered 304 at the edge.
-  if (holdsTag(input.headers)(report.etag)) return whole;
+  if (ifNoneMatchOf(input.headers)(report.etag)) return whole;
   // If-Range naming another representation: the client's parts are stale, send everything.
   const ifRange = input.headers['if-range'];
   if (ifRange !== undefined && !rangeTagHolds(ifRange, report.etag)) return whole;

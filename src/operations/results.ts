@@ -1,4 +1,3 @@
-import { heldTag } from '../common/entity-tags.js';
 
 /** `Cache-Control` of reads of tenant data that carry a tag: no shared cache keeps them; a browser revalidates. */
 export const REVALIDATE_PRIVATELY = 'private, no-cache';
@@ -6,11 +5,6 @@ export const REVALIDATE_PRIVATELY = 'private, no-cache';
 /** The headers of a tagged read of tenant data. */
 export function taggedHeaders(etag: string): { ETag: string; 'Cache-Control': string } {
   return { ETag: etag, 'Cache-Control': REVALIDATE_PRIVATELY };
-}
-
-/** Whether a request's `If-None-Match` names the state `etag`, for a read that skips its work when it does. */
-export function holdsTag(headers: Readonly<Record<string, string | undefined>>): (etag: string) => boolean {
-  return (etag) => heldTag(headers['if-none-match'], etag) !== null;
 }
 
 /**
