@@ -3,7 +3,6 @@
 // answers that status, or skipped for a stated reason (printed per transaction at the end); a status no setup
 // knows fails. Every header the contract declares for the answer, required or not, is expected in it: where its
 // absence is the contract's own case, the setup says why and drops it.
-//  - the operation is on the server's not-implemented list (passed in NOT_IMPLEMENTED_OPS by run.ts);
 //  - the status needs what this run does not have: against a deployment (CONTRACT_MODE=endpoint) everything is
 //    prepared through the API only, so files on the server's disk, a second token or spending the caller's
 //    limits are out of reach.
@@ -16,8 +15,6 @@ const http = require('node:http');
 const path = require('node:path');
 const YAML = require('yaml');
 
-const NOT_IMPLEMENTED = new Set(JSON.parse(process.env.NOT_IMPLEMENTED_OPS || '[]'));
-const NOT_IMPLEMENTED_MODES = JSON.parse(process.env.NOT_IMPLEMENTED_MODES || '{}');
 const DATA_DIR = process.env.CONTRACT_DATA_DIR;
 const KLS_DIR = process.env.CONTRACT_KLS_DIR;
 const UNKNOWN_TENANT = 'no-such-tenant';
@@ -284,24 +281,6 @@ hooks.beforeEach((transaction, done) => {
     if (!expectedNames.includes(name.toLowerCase())) transaction.expected.headers[name] = '';
   }
   if (TOKENS.admin && needsToken(route)) transaction.request.headers.Authorization = ADMIN.Authorization;
-  if (NOT_IMPLEMENTED.has(operationId)) {
-    skip(transaction, 'not implemented in this build (server 501 list)');
-    return done();
-  }
-  const partial = NOT_IMPLEMENTED_MODES[operationId];
-  if (partial) {
-    const uri = splitUri(transaction.request.uri);
-    if (status === 501) {
-      uri.query.set(partial.parameter, partial.values[0]);
-    } else if (partial.values.includes(uri.query.get(partial.parameter) || partial.values[0])) {
-      // the example asks for a mode not built yet: check the operation through a built mode instead
-      const built = route.params.find((p) => p.name === partial.parameter).schema;
-      const mode = deref(built).enum.find((v) => !partial.values.includes(v) && v !== 'tenants');
-      uri.query.set(partial.parameter, mode);
-    }
-    transaction.request.uri = joinUri(uri);
-    transaction.fullPath = transaction.request.uri;
-  }
   useFullSchema(transaction, route, status);
   // conditional headers only where a status is about them (304, 412): an example tag would turn a write's 200 into 412
   delete transaction.request.headers['If-Match'];
@@ -434,8 +413,6 @@ function genericSetup(transaction, route, operationId, status, done) {
     case 500:
       // declared on every operation for generated clients; a healthy server has no unexpected failure to provoke
       skip(transaction, 'an unexpected failure cannot be provoked from outside (the error middleware writes the problem)');
-      return done();
-    case 501:
       return done();
     default:
       // 503 too: each operation's cause (a tenant file, the app database, KLS_DIR) is set up in setups/

@@ -68,5 +68,3 @@ export type Handler<K extends OperationId> = (input: Input<K>, deps: Deps) => Pr
 /** One handler per operation: tsc fails when one is missing or extra. */
 export type HandlerMap = { [K in OperationId]: Handler<K> };
 
-/** Operations whose contract declares a 501 response. */
-export type OperationWith501 = { [K in OperationId]: 501 extends StatusOf<K> ? K : never }[OperationId];
