@@ -70,10 +70,6 @@ export interface OwnedDeps extends Deps {
   readonly searchIndexes: SearchIndexes;
   /** Where exports and explains read tenant files: reader threads, or the main thread in bounded steps (READER_THREADS). */
   readonly readers: Readers & { close(): Promise<void> };
-  /** The signal contract checker and compiler and the parser of stored definitions. */
-  readonly signalTools: SignalTools;
-  /** The clock that stamps what notebooks, notes and saved views write. */
-  readonly now: () => number;
   close(): Promise<void>;
 }
 
@@ -86,6 +82,8 @@ export interface DepsOptions {
   oidcTiming?: OidcTiming | undefined;
   /** The clock of `Deps.now`; the system clock by default. */
   now?: (() => number) | undefined;
+  /** The signal checker, compiler and definition parser, in place of the configured ones (closed with the server). */
+  signalTools?: SignalTools | undefined;
   /** Where long reads run, in place of those READER_THREADS asks for (closed with the server). */
   readers?: (Readers & { close(): Promise<void> }) | undefined;
   /** Where store-mode downloads write their bytes; files opened for writing by default (tests: a disk that fills). */
@@ -152,12 +150,14 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const documents = new DocumentWrites(units, now);
   const limits = await createCostLimiter(config, log);
   const home = os.homedir();
-  const signalTools = new SignalTools(
-    config.signalCheckerCmd === null ? bundledCommand('checker') : { argv: config.signalCheckerCmd, bundled: false },
-    config.signalCompilerCmd === null ? bundledCommand('compiler') : { argv: config.signalCompilerCmd, bundled: false },
-    root,
-    { ...TOOL_LIMITS, timeoutMs: config.signalToolTimeoutMs },
-  );
+  const signalTools =
+    options.signalTools ??
+    new SignalTools(
+      config.signalCheckerCmd === null ? bundledCommand('checker') : { argv: config.signalCheckerCmd, bundled: false },
+      config.signalCompilerCmd === null ? bundledCommand('compiler') : { argv: config.signalCompilerCmd, bundled: false },
+      root,
+      { ...TOOL_LIMITS, timeoutMs: config.signalToolTimeoutMs },
+    );
   const signalDefinitions = new AfsDefinitions(config.afsDir, signalTools.definitions);
   const { drift, languageModel } = createOutboundPorts(config, log, tenants);
   const readers = options.readers ?? createReaders(config.readerThreads);
@@ -181,7 +181,6 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     drift,
     narratives: languageModel === null ? null : new Narratives(languageModel, signalDefinitions, metrics.narrativeCalls),
     signals: new AfsSignalBuilder(tenants, signalDefinitions, signalTools),
-    signalTools,
     readers,
     explanations: new TenantExplanations(tenants, readers, signalDefinitions),
     content: new TenantContentReads(tenants, config.logoDir),
@@ -194,7 +193,6 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     limits,
     drain,
     metrics,
-    now,
     async close() {
       clearInterval(scanTimer);
       searchIndexes.close();
