@@ -35,7 +35,7 @@ import { TenantExplanations } from './lineage/explanations.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import { Narratives } from './narrative/narratives.js';
 // Store mode's own modules load at start (they import the minio SDK as a type only): a problem they throw must be
-// the HttpProblem of the modules that answer it.
+// the Problem class of the modules that answer it, not a second copy loaded with import().
 import { KlsStore } from './store/kls-store.js';
 import { MinioObjectStore, type FileSink } from './store/object-store.js';
 import { StoreTransport } from './store/store-transport.js';
