@@ -13,6 +13,7 @@ const hooks = require('hooks');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
+const { pathToFileURL } = require('node:url');
 const YAML = require('yaml');
 
 const DATA_DIR = process.env.CONTRACT_DATA_DIR;
@@ -36,18 +37,36 @@ const deref = (node) => {
   return node;
 };
 
-// path template → operation, literal segments preferred (as the server routes)
-const routes = [];
+// every operation of the contract with its path template and parameters, by operationId
+const routes = new Map();
 for (const [template, item] of Object.entries(doc.paths)) {
   for (const method of ['get', 'post', 'put', 'delete']) {
     const op = item[method];
     if (!op) continue;
     const params = [...(item.parameters || []), ...(op.parameters || [])].map(deref);
-    const pattern = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$');
-    routes.push({ method: method.toUpperCase(), template, pattern, op, params, literal: template.replace(/\{[^}]+\}/g, '').length });
+    routes.set(op.operationId, { method: method.toUpperCase(), template, op, params });
   }
 }
-routes.sort((a, b) => b.literal - a.literal);
+
+/**
+ * The server's own routing (src/http/contract-index.ts), loaded through tsx before the first transaction: a
+ * transaction belongs to the operation the server would match it to.
+ */
+let contractIndex = null;
+hooks.beforeAll((transactions, done) => {
+  require('tsx/esm/api').register();
+  const load = (file) => import(pathToFileURL(path.join(__dirname, '..', file)).href);
+  Promise.all([load('src/http/contract-index.ts'), load('src/contract-document.ts'), load('src/contract-schemas.ts')])
+    .then(async ([{ ContractIndex }, { loadContractDocument }, { ContractSchemas }]) => {
+      const contract = loadContractDocument(path.join(__dirname, '..'));
+      contractIndex = await ContractIndex.build(contract.document, new ContractSchemas(contract.document));
+      done();
+    })
+    .catch((err) => {
+      console.error(`the hooks could not load the server's contract index: ${err.stack}`);
+      process.exit(1);
+    });
+});
 
 /** The names of the headers the contract declares for answer `status` of the route's operation. */
 function declaredHeaders(route, status) {
@@ -61,7 +80,7 @@ const answerKey = (route, status, mediaType) => `${route.method} ${route.templat
 /** Every answer the contract declares, by answerKey. */
 function declaredAnswers() {
   const answers = new Set();
-  for (const route of routes) {
+  for (const route of routes.values()) {
     for (const [status, response] of Object.entries(route.op.responses)) {
       const mediaTypes = Object.keys(deref(response).content || {});
       for (const mediaType of mediaTypes.length > 0 ? mediaTypes : ['']) answers.add(answerKey(route, status, mediaType));
@@ -76,8 +95,8 @@ function needsToken(route) {
 }
 
 function routeOf(transaction) {
-  const pathname = transaction.request.uri.split('?')[0];
-  return routes.find((r) => r.method === transaction.request.method && r.pattern.test(pathname));
+  const matched = contractIndex.match(transaction.request.method, transaction.request.uri.split('?')[0]);
+  return matched === null ? undefined : routes.get(matched.operationId);
 }
 
 function splitUri(uri) {
