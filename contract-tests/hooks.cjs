@@ -3,7 +3,6 @@
 // answers that status, or skipped for a stated reason (printed per transaction at the end); a status no setup
 // knows fails. Every header the contract declares for the answer, required or not, is expected in it: where its
 // absence is the contract's own case, the setup says why and drops it.
-//  - the operation is on the server's not-implemented list (passed in NOT_IMPLEMENTED_OPS by run.ts);
 //  - the status needs what this run does not have: against a deployment (CONTRACT_MODE=endpoint) everything is
 //    prepared through the API only, so files on the server's disk, a second token or spending the caller's
 //    limits are out of reach.
@@ -14,10 +13,9 @@ const hooks = require('hooks');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
+const { pathToFileURL } = require('node:url');
 const YAML = require('yaml');
 
-const NOT_IMPLEMENTED = new Set(JSON.parse(process.env.NOT_IMPLEMENTED_OPS || '[]'));
-const NOT_IMPLEMENTED_MODES = JSON.parse(process.env.NOT_IMPLEMENTED_MODES || '{}');
 const DATA_DIR = process.env.CONTRACT_DATA_DIR;
 const KLS_DIR = process.env.CONTRACT_KLS_DIR;
 const UNKNOWN_TENANT = 'no-such-tenant';
@@ -39,18 +37,36 @@ const deref = (node) => {
   return node;
 };
 
-// path template → operation, literal segments preferred (as the server routes)
-const routes = [];
+// every operation of the contract with its path template and parameters, by operationId
+const routes = new Map();
 for (const [template, item] of Object.entries(doc.paths)) {
   for (const method of ['get', 'post', 'put', 'delete']) {
     const op = item[method];
     if (!op) continue;
     const params = [...(item.parameters || []), ...(op.parameters || [])].map(deref);
-    const pattern = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$');
-    routes.push({ method: method.toUpperCase(), template, pattern, op, params, literal: template.replace(/\{[^}]+\}/g, '').length });
+    routes.set(op.operationId, { method: method.toUpperCase(), template, op, params });
   }
 }
-routes.sort((a, b) => b.literal - a.literal);
+
+/**
+ * The server's own routing (src/http/contract-index.ts), loaded through tsx before the first transaction: a
+ * transaction belongs to the operation the server would match it to.
+ */
+let contractIndex = null;
+hooks.beforeAll((transactions, done) => {
+  require('tsx/esm/api').register();
+  const load = (file) => import(pathToFileURL(path.join(__dirname, '..', file)).href);
+  Promise.all([load('src/http/contract-index.ts'), load('src/contract-document.ts'), load('src/contract-schemas.ts')])
+    .then(async ([{ ContractIndex }, { loadContractDocument }, { ContractSchemas }]) => {
+      const contract = loadContractDocument(path.join(__dirname, '..'));
+      contractIndex = await ContractIndex.build(contract.document, new ContractSchemas(contract.document));
+      done();
+    })
+    .catch((err) => {
+      console.error(`the hooks could not load the server's contract index: ${err.stack}`);
+      process.exit(1);
+    });
+});
 
 /** The names of the headers the contract declares for answer `status` of the route's operation. */
 function declaredHeaders(route, status) {
@@ -64,7 +80,7 @@ const answerKey = (route, status, mediaType) => `${route.method} ${route.templat
 /** Every answer the contract declares, by answerKey. */
 function declaredAnswers() {
   const answers = new Set();
-  for (const route of routes) {
+  for (const route of routes.values()) {
     for (const [status, response] of Object.entries(route.op.responses)) {
       const mediaTypes = Object.keys(deref(response).content || {});
       for (const mediaType of mediaTypes.length > 0 ? mediaTypes : ['']) answers.add(answerKey(route, status, mediaType));
@@ -79,8 +95,8 @@ function needsToken(route) {
 }
 
 function routeOf(transaction) {
-  const pathname = transaction.request.uri.split('?')[0];
-  return routes.find((r) => r.method === transaction.request.method && r.pattern.test(pathname));
+  const matched = contractIndex.match(transaction.request.method, transaction.request.uri.split('?')[0]);
+  return matched === null ? undefined : routes.get(matched.operationId);
 }
 
 function splitUri(uri) {
@@ -284,24 +300,6 @@ hooks.beforeEach((transaction, done) => {
     if (!expectedNames.includes(name.toLowerCase())) transaction.expected.headers[name] = '';
   }
   if (TOKENS.admin && needsToken(route)) transaction.request.headers.Authorization = ADMIN.Authorization;
-  if (NOT_IMPLEMENTED.has(operationId)) {
-    skip(transaction, 'not implemented in this build (server 501 list)');
-    return done();
-  }
-  const partial = NOT_IMPLEMENTED_MODES[operationId];
-  if (partial) {
-    const uri = splitUri(transaction.request.uri);
-    if (status === 501) {
-      uri.query.set(partial.parameter, partial.values[0]);
-    } else if (partial.values.includes(uri.query.get(partial.parameter) || partial.values[0])) {
-      // the example asks for a mode not built yet: check the operation through a built mode instead
-      const built = route.params.find((p) => p.name === partial.parameter).schema;
-      const mode = deref(built).enum.find((v) => !partial.values.includes(v) && v !== 'tenants');
-      uri.query.set(partial.parameter, mode);
-    }
-    transaction.request.uri = joinUri(uri);
-    transaction.fullPath = transaction.request.uri;
-  }
   useFullSchema(transaction, route, status);
   // conditional headers only where a status is about them (304, 412): an example tag would turn a write's 200 into 412
   delete transaction.request.headers['If-Match'];
@@ -434,8 +432,6 @@ function genericSetup(transaction, route, operationId, status, done) {
     case 500:
       // declared on every operation for generated clients; a healthy server has no unexpected failure to provoke
       skip(transaction, 'an unexpected failure cannot be provoked from outside (the error middleware writes the problem)');
-      return done();
-    case 501:
       return done();
     default:
       // 503 too: each operation's cause (a tenant file, the app database, KLS_DIR) is set up in setups/

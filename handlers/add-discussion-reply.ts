@@ -1,8 +1,9 @@
 import { recordedAuthor } from '../src/operations/authors.js';
+import { isMissing } from '../src/common/missing.js';
+import { Problem } from '../src/common/problems.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { ifMatchOf } from '../src/common/entity-tags.js';
-import { problemResult } from '../src/operations/results.js';
 
 /** POST /{tenant}/api/notebook/cells/{cell_id}/discussion: appends a reply; 404 unless the cell is a discussion, 412 when `If-Match` fails. */
 export async function addDiscussionReply(input: Input<'addDiscussionReply'>, deps: Deps): Promise<Result<'addDiscussionReply'>> {
@@ -11,7 +12,7 @@ export async function addDiscussionReply(input: Input<'addDiscussionReply'>, dep
   const { author, text, date } = input.body;
   const precondition = ifMatchOf(input.headers);
   const outcome = await deps.notebooks.addReply(tenant.compositeId, cellId, { author: recordedAuthor(input.caller, author) ?? author, text, date }, precondition);
-  if (outcome === 'no-cell') return problemResult('not-found', `the notebook of ${tenant.compositeId} has no cell ${cellId}`);
-  if (outcome === 'not-discussion') return problemResult('not-found', `cell ${cellId} is not a discussion; only discussion cells take replies`);
+  if (isMissing(outcome) && outcome.missing === 'cell') throw new Problem('not-found', `the notebook of ${tenant.compositeId} has no cell ${cellId}`);
+  if (isMissing(outcome)) throw new Problem('not-found', `cell ${cellId} is not a discussion; only discussion cells take replies`);
   return { status: 201, body: { notebook: outcome.notebook }, headers: { ETag: outcome.etag } };
 }

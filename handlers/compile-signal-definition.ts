@@ -1,6 +1,6 @@
+import { Problem } from '../src/common/problems.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
-import { problemResult } from '../src/operations/results.js';
 
 /** POST /api/probe-builder/compile: feeds the YAML to the single-signal compiler; `{ok, sql}` or `{ok:false, errors}`. */
 export async function compileSignalDefinition(input: Input<'compileSignalDefinition'>, deps: Deps): Promise<Result<'compileSignalDefinition'>> {
@@ -8,7 +8,7 @@ export async function compileSignalDefinition(input: Input<'compileSignalDefinit
   const outcome = await deps.signals.compile(input.body.yaml, tenant);
   if ('toolFailed' in outcome) {
     deps.log.error({ error: outcome.toolFailed, stderr: outcome.stderr, requestId: input.requestId }, 'signal compiler failed');
-    return problemResult('bad-gateway', `the signal compiler failed: ${outcome.toolFailed}`);
+    throw new Problem('bad-gateway', `the signal compiler failed: ${outcome.toolFailed}`);
   }
   return { status: 200, body: outcome };
 }

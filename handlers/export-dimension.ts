@@ -1,6 +1,7 @@
+import { isMissing } from '../src/common/missing.js';
+import { Problem } from '../src/common/problems.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
-import { problemResult } from '../src/operations/results.js';
 
 type ExportQueryName = keyof Input<'exportDimension'>['query'];
 /** Query names the contract declares; any other key must be a column filter `f.<column>`. */
@@ -11,7 +12,7 @@ export async function exportDimension(input: Input<'exportDimension'>, deps: Dep
   // the raw query: `f.<column>` keys are free-form (the contract's `filters` parameter) and `filter` values name
   // columns too; both are checked against the table
   const started = await deps.exports.start(deps.tenants.resolve(input.path.tenant), input.path.entity, input.query as Readonly<Record<string, unknown>>, DECLARED_QUERY);
-  if ('missing' in started) return problemResult('not-found', started.missing);
+  if (isMissing(started)) throw new Problem('not-found', started.missing);
   const headers: Record<string, string> = {
     'Content-Disposition': `attachment; filename="${started.entity}.csv"`,
     'Cache-Control': 'no-store',

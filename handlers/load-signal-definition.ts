@@ -1,7 +1,8 @@
+import { Problem } from '../src/common/problems.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { strongEtag } from '../src/common/entity-tags.js';
-import { problemResult, taggedHeaders } from '../src/operations/results.js';
+import { taggedHeaders } from '../src/operations/results.js';
 
 /** GET /api/probe-builder/load: the raw YAML of one definition; 404 when the tenant or the definition is unknown, or the file is a link. */
 export async function loadSignalDefinition(input: Input<'loadSignalDefinition'>, deps: Deps): Promise<Result<'loadSignalDefinition'>> {
@@ -13,10 +14,10 @@ export async function loadSignalDefinition(input: Input<'loadSignalDefinition'>,
       // tagged by a hash of the file's text (alike on every instance reading the same AFS); 304 at the edge
       return { status: 200, body: { probe_id: probeId, yaml: loaded.text }, headers: taggedHeaders(strongEtag(`${probeId}\n${loaded.text}`)) };
     case 'absent':
-      return problemResult('not-found', `no definition "${probeId}" in the AFS`);
+      throw new Problem('not-found', `no definition "${probeId}" in the AFS`);
     case 'link':
-      return problemResult('not-found', `the file of definition "${probeId}" is a symbolic link, which the server does not follow`);
+      throw new Problem('not-found', `the file of definition "${probeId}" is a symbolic link, which the server does not follow`);
     case 'unreadable':
-      return problemResult('not-found', `definition "${probeId}" cannot be loaded: ${loaded.error}`);
+      throw new Problem('not-found', `definition "${probeId}" cannot be loaded: ${loaded.error}`);
   }
 }

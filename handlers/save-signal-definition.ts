@@ -1,7 +1,6 @@
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
-import { forbidden, invalidRequest } from '../src/common/problems.js';
-import { problemResult } from '../src/operations/results.js';
+import { forbidden, invalidRequest, Problem } from '../src/common/problems.js';
 
 /**
  * POST /api/probe-builder/save: writes signals/<probe_id>.yaml atomically; 403 unless the caller may use every
@@ -14,6 +13,6 @@ export async function saveSignalDefinition(input: Input<'saveSignalDefinition'>,
   const { probe_id: probeId, yaml } = input.body;
   const outcome = await deps.signals.save(probeId, yaml, input.query.force === true);
   if (outcome.kind === 'invalid') throw invalidRequest([{ in: 'body', name: 'yaml', message: outcome.message }]);
-  if (outcome.kind === 'exists') return problemResult('conflict', `signals/${probeId}.yaml exists; save with force=true to overwrite it`);
+  if (outcome.kind === 'exists') throw new Problem('conflict', `signals/${probeId}.yaml exists; save with force=true to overwrite it`);
   return { status: 200, body: { saved: true, path: outcome.path } };
 }

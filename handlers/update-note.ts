@@ -1,4 +1,5 @@
 import { assertRepliesUntouched, recordedAuthor } from '../src/operations/authors.js';
+import { isMissing, type Missing } from '../src/common/missing.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { ifMatchOf } from '../src/common/entity-tags.js';
@@ -11,7 +12,7 @@ export async function updateNote(input: Input<'updateNote'>, deps: Deps): Promis
   const { cell_id: cellId, updates, title, tags } = input.body;
   const metadata = title !== undefined || tags !== undefined;
   const precondition = ifMatchOf(input.headers);
-  const answer = (etag: string | null): Result<'updateNote'> => (etag === null ? { status: 200, body: { ok: false } } : { status: 200, body: { ok: true }, headers: { ETag: etag } });
+  const answer = (etag: string | Missing): Result<'updateNote'> => (isMissing(etag) ? { status: 200, body: { ok: false } } : { status: 200, body: { ok: true }, headers: { ETag: etag } });
   if (cellId !== undefined && updates !== undefined && !metadata) {
     assertRepliesUntouched(input.caller, updates);
     const author = recordedAuthor(input.caller, undefined);

@@ -1,3 +1,4 @@
+import { isMissing } from '../src/common/missing.js';
 import type { Deps } from '../src/ports/deps.js';
 import type { Input, Result } from '../src/operations/contract.js';
 import { ifMatchOf } from '../src/common/entity-tags.js';
@@ -7,5 +8,5 @@ export async function updateView(input: Input<'updateView'>, deps: Deps): Promis
   const { tenant: tenantRef, view_id: viewId, name, params } = input.body;
   const tenant = deps.tenants.resolve(tenantRef, { in: 'body', name: 'tenant' });
   const etag = await deps.views.update(tenant.compositeId, { viewId, name, params }, ifMatchOf(input.headers));
-  return etag === null ? { status: 200, body: { ok: false } } : { status: 200, body: { ok: true }, headers: { ETag: etag } };
+  return isMissing(etag) ? { status: 200, body: { ok: false } } : { status: 200, body: { ok: true }, headers: { ETag: etag } };
 }

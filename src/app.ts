@@ -38,7 +38,7 @@ export function createApp(deps: Deps, index: ContractIndex, handlers: HandlerMap
     requestPass({
       begin: requestRecords(index, deps.log, deps.buildLabel.label, deps.config.trustProxy),
       guards,
-      serve: operationServer(index, handlers, deps, problems),
+      serve: operationServer(index, handlers, deps),
       answerError: problemAnswer(problems),
       compress: compression(),
       end: [...(isTracing() ? [nameRequestSpan] : []), auditTrail(deps.log, signIn), requestLog(deps.log, deps.metrics)],

@@ -11,7 +11,8 @@ import { searchHitCheck } from './search/search-hit.js';
 import { loadContractDocument } from './contract-document.js';
 import { ContractSchemas } from './contract-schemas.js';
 import { readGitIdentity } from './identity/git-identity.js';
-import { CellRules } from './notebooks/cell-rules.js';
+import { CellRules } from './collaboration/cell-rules.js';
+import { DocumentWrites } from './collaboration/documents.js';
 import { AppDbNotebooks } from './notebooks/notebook.js';
 import { AppDbNotes } from './notes/notes.js';
 import { AppDbSavedViews } from './views/saved-views.js';
@@ -34,7 +35,7 @@ import { TenantExplanations } from './lineage/explanations.js';
 import type { LanguageModel } from './narrative/language-model.js';
 import { Narratives } from './narrative/narratives.js';
 // Store mode's own modules load at start (they import the minio SDK as a type only): a problem they throw must be
-// the HttpProblem of the modules that answer it.
+// the Problem class of the modules that answer it, not a second copy loaded with import().
 import { KlsStore } from './store/kls-store.js';
 import { MinioObjectStore, type FileSink } from './store/object-store.js';
 import { StoreTransport } from './store/store-transport.js';
@@ -69,10 +70,6 @@ export interface OwnedDeps extends Deps {
   readonly searchIndexes: SearchIndexes;
   /** Where exports and explains read tenant files: reader threads, or the main thread in bounded steps (READER_THREADS). */
   readonly readers: Readers & { close(): Promise<void> };
-  /** The signal contract checker and compiler and the parser of stored definitions. */
-  readonly signalTools: SignalTools;
-  /** The clock that stamps what notebooks, notes and saved views write. */
-  readonly now: () => number;
   close(): Promise<void>;
 }
 
@@ -85,6 +82,8 @@ export interface DepsOptions {
   oidcTiming?: OidcTiming | undefined;
   /** The clock of `Deps.now`; the system clock by default. */
   now?: (() => number) | undefined;
+  /** The signal checker, compiler and definition parser, in place of the configured ones (closed with the server). */
+  signalTools?: SignalTools | undefined;
   /** Where long reads run, in place of those READER_THREADS asks for (closed with the server). */
   readers?: (Readers & { close(): Promise<void> }) | undefined;
   /** Where store-mode downloads write their bytes; files opened for writing by default (tests: a disk that fills). */
@@ -148,14 +147,17 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   // one unit of work and one set of cell rules for every service on the app database
   const units = new UnitOfWork(appDb, { transactionTimeoutMs: config.appDb.transactionTimeoutMs, onFailure: appDbFailure });
   const cellRules = new CellRules(schemas);
+  const documents = new DocumentWrites(units, now);
   const limits = await createCostLimiter(config, log);
   const home = os.homedir();
-  const signalTools = new SignalTools(
-    config.signalCheckerCmd === null ? bundledCommand('checker') : { argv: config.signalCheckerCmd, bundled: false },
-    config.signalCompilerCmd === null ? bundledCommand('compiler') : { argv: config.signalCompilerCmd, bundled: false },
-    root,
-    { ...TOOL_LIMITS, timeoutMs: config.signalToolTimeoutMs },
-  );
+  const signalTools =
+    options.signalTools ??
+    new SignalTools(
+      config.signalCheckerCmd === null ? bundledCommand('checker') : { argv: config.signalCheckerCmd, bundled: false },
+      config.signalCompilerCmd === null ? bundledCommand('compiler') : { argv: config.signalCompilerCmd, bundled: false },
+      root,
+      { ...TOOL_LIMITS, timeoutMs: config.signalToolTimeoutMs },
+    );
   const signalDefinitions = new AfsDefinitions(config.afsDir, signalTools.definitions);
   const { drift, languageModel } = createOutboundPorts(config, log, tenants);
   const readers = options.readers ?? createReaders(config.readerThreads);
@@ -171,15 +173,14 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     tenantSource: new StoreSource(store, config.klsMode),
     store,
     appDb,
-    notebooks: new AppDbNotebooks(units, cellRules, now),
-    notes: new AppDbNotes(units, cellRules, now),
-    views: new AppDbSavedViews(units, now),
+    notebooks: new AppDbNotebooks(documents, cellRules),
+    notes: new AppDbNotes(documents, cellRules),
+    views: new AppDbSavedViews(documents),
     identity: (tenant) =>
       readGitIdentity(config.gitWorkspacesDir, tenant === null ? [] : [tenant.compositeId, tenant.slug], fs.existsSync(home) ? home : path.parse(root).root),
     drift,
     narratives: languageModel === null ? null : new Narratives(languageModel, signalDefinitions, metrics.narrativeCalls),
     signals: new AfsSignalBuilder(tenants, signalDefinitions, signalTools),
-    signalTools,
     readers,
     explanations: new TenantExplanations(tenants, readers, signalDefinitions),
     content: new TenantContentReads(tenants, config.logoDir),
@@ -192,7 +193,6 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     limits,
     drain,
     metrics,
-    now,
     async close() {
       clearInterval(scanTimer);
       searchIndexes.close();

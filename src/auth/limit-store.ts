@@ -50,7 +50,7 @@ export class LimitStore implements Queryable {
       idleTimeoutMillis: 30_000,
       application_name: 'analytics-desk-server limits',
       // A counter is no ledger: a crash of PostgreSQL may forget the last fraction of a second of counts, and in
-      // exchange no admission waits for its commit to reach the disk (decision 0011 has what that saves). An
+      // exchange no admission waits for its commit to reach the disk (docs/decisions/0011-limits-shared-through-postgresql.md has what that saves). An
       // `options` parameter in APP_DB_URL replaces this one.
       options: '-c synchronous_commit=off',
     });

@@ -58,6 +58,14 @@ export function heldTag(header: string | undefined, etag: string): string | null
   return null;
 }
 
+/**
+ * Whether a request's `If-None-Match` names a state: for a read that skips its work when the client holds the
+ * current tag (the answer is then the 304 the edge makes, with `heldTag`).
+ */
+export function ifNoneMatchOf(headers: Readonly<Record<string, string | undefined>>): (etag: string) => boolean {
+  return (etag) => heldTag(headers['if-none-match'], etag) !== null;
+}
+
 /** For `If-Range` (strong comparison, one tag): whether it names the current state `etag` of a representation. */
 export function rangeTagHolds(header: string, etag: string): boolean {
   const tag = header.trim();

@@ -53,6 +53,10 @@ export interface ProblemFacts {
   readonly allowedMethods?: readonly string[];
   /** The bearer-token challenge (`WWW-Authenticate`). */
   readonly challenge?: TokenChallenge;
+  /** The size in bytes of the representation a byte range missed (`Content-Range` of a 416). */
+  readonly representationBytes?: number;
+  /** What the audit line records of the refused request (what went out before it failed). */
+  readonly auditDetails?: Readonly<Record<string, string | number | boolean | null>>;
   /**
    * For the log only, never sent: what the operator needs to find the cause (an upstream's address, an object
    * key, an errno), logged with the request id the problem carries.

@@ -1,3 +1,4 @@
+import type { Missing } from '../common/missing.js';
 import type { ArtifactKey, ArtifactMiss, Logo, PipelineArtifact, Report, TenantContent } from '../ports/tenant-reads.js';
 import { readLeased, type TenantEntry, type Tenants } from '../tenants/tenants.js';
 import { readDatabaseLogo, readLogoFile } from './logo.js';
@@ -11,15 +12,15 @@ export class TenantContentReads implements TenantContent {
     private readonly logoDir: string,
   ) {}
 
-  async logo(entry: TenantEntry): Promise<Logo | null> {
-    return (await readLeased(this.tenants, entry, readDatabaseLogo)) ?? readLogoFile(this.logoDir, entry.slug);
+  async logo(entry: TenantEntry): Promise<Logo | Missing<'logo'>> {
+    return (await readLeased(this.tenants, entry, readDatabaseLogo)) ?? (await readLogoFile(this.logoDir, entry.slug)) ?? { missing: 'logo' };
   }
 
   pipelineArtifact(entry: TenantEntry, key: ArtifactKey): Promise<PipelineArtifact | ArtifactMiss> {
     return readLeased(this.tenants, entry, (db) => readPipelineArtifact(db, key));
   }
 
-  report(entry: TenantEntry, key: string): Promise<Report | null> {
-    return readLeased(this.tenants, entry, (db) => readReport(db, key));
+  report(entry: TenantEntry, key: string): Promise<Report | Missing<'report'>> {
+    return readLeased(this.tenants, entry, (db) => readReport(db, key) ?? { missing: 'report' });
   }
 }

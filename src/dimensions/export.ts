@@ -1,7 +1,8 @@
 import { Problem } from '../common/problems.js';
 import { UNCOUNTED, type Count } from '../metrics/metrics.js';
 import type { Readers } from '../reader-threads/protocol.js';
-import type { DimensionExport, DimensionExports, Missing } from '../ports/tenant-reads.js';
+import type { Missing } from '../common/missing.js';
+import type { DimensionExport, DimensionExports } from '../ports/tenant-reads.js';
 import type { TenantEntry, Tenants } from '../tenants/tenants.js';
 import { csvExportStream } from './csv-export-stream.js';
 import { findDimensionTable, type DimensionTable } from './dimension-table.js';

@@ -6,12 +6,9 @@ import { heldTag } from '../common/entity-tags.js';
 import type { AuditDetails, RawBody } from '../operations/contract.js';
 import type { IndexedOperation } from './contract-index.js';
 import { deprecationHeaders } from './deprecation.js';
-import { asUriReference } from './request-target.js';
 import { contractViolation } from './problem-answer.js';
-import type { ProblemCheck } from './problem-answer.js';
 import type { RequestRecord } from './request-record.js';
 
-const JSON_TYPES = new Set(['application/json', 'application/problem+json']);
 
 /** A handler's result as the edge reads it (the typed `Result` of operations/contract.ts, any operation). */
 export interface AnyResult {
@@ -24,13 +21,13 @@ export interface AnyResult {
 }
 
 /**
- * Writes a handler's result: its status and media type must be declared by the operation, a problem body fits its
- * schema, a JSON body is validated against the contract when `validate` (RESPONSE_VALIDATION; an `EncodedJson` body
+ * Writes a handler's result (never a problem: problems are thrown, to `problemAnswer`): its status and media type
+ * must be declared by the operation, a JSON body is validated against the contract when `validate` (RESPONSE_VALIDATION; an `EncodedJson` body
  * was checked by the code that made it), then its headers and the deprecation headers. A 200 whose `ETag` the
  * request's `If-None-Match` names, and a handler's own 304, leave as the one 304 answer (`notModified`). An answer
  * that breaks the contract is thrown as the logged 500 instead.
  */
-export function answerResult(ctx: Koa.Context, record: RequestRecord, api: OpenAPIBackend, problems: ProblemCheck, entry: IndexedOperation, result: AnyResult, validate: boolean): void {
+export function answerResult(ctx: Koa.Context, record: RequestRecord, api: OpenAPIBackend, entry: IndexedOperation, result: AnyResult, validate: boolean): void {
   const { operationId, operation } = entry;
   const declared = entry.responses[String(result.status)];
   if (declared === undefined) throw contractViolation(record, operationId, result.status, [`status ${result.status} is not declared`]);
@@ -38,13 +35,7 @@ export function answerResult(ctx: Koa.Context, record: RequestRecord, api: OpenA
   if (result.body !== undefined && (contentType === undefined || !declared.mediaTypes.includes(contentType))) {
     throw contractViolation(record, operationId, result.status, [`media type ${String(contentType)} is not declared`]);
   }
-  if (contentType === 'application/problem+json') {
-    // typed problem results get the same request fields, and the same check, as thrown ones
-    result.body = { ...(result.body as object), instance: asUriReference(ctx.path), requestId: record.id };
-    const reasons = problems.reasons(operationId, result.status, result.body);
-    if (reasons.length > 0) throw contractViolation(record, operationId, result.status, reasons);
-  }
-  const isJson = contentType !== undefined && JSON_TYPES.has(contentType);
+  const isJson = contentType === 'application/json';
   const encoded = isJson && result.body instanceof EncodedJson ? result.body.text : undefined;
   if (validate && isJson && encoded === undefined) {
     const outcome = api.validateResponse(result.body, operation, result.status);

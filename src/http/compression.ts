@@ -6,8 +6,8 @@ import zlib from 'node:zlib';
 import { codedTag } from '../common/entity-tags.js';
 
 /*
- * Content coding negotiated by Accept-Encoding (RFC 9110, 8.4 and 12.5.3), with Node's zlib (decision 13,
- * docs/decisions/0013-compression.md). Media types that are text (JSON, YAML, HTML, CSS, JavaScript, CSV, plain
+ * Content coding negotiated by Accept-Encoding (RFC 9110, 8.4 and 12.5.3), with Node's zlib
+ * (docs/decisions/0013-compression.md). Media types that are text (JSON, YAML, HTML, CSS, JavaScript, CSV, plain
  * text) are compressed; images and PDFs never are (they are compressed already). A body held in memory is
  * compressed whole when it is at least THRESHOLD_BYTES (below that the coding costs more than it saves); a
  * streamed body (the CSV export) always, as a stream: chunk by chunk with back-pressure, never buffered, the source
@@ -32,7 +32,7 @@ const COMPRESSIBLE = new Set([
 /** Smallest body held in memory that is compressed. */
 export const THRESHOLD_BYTES = 1024;
 
-/** zlib settings: bodies in memory (small, sent once) get the usual levels; streams the cheapest (see decision 13). */
+/** zlib settings: bodies in memory (small, sent once) get the usual levels; streams the cheapest (docs/decisions/0013-compression.md). */
 export const LEVELS = {
   whole: { gzip: 6, br: 4 },
   stream: { gzip: 1, br: 1 },

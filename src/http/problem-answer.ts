@@ -13,13 +13,14 @@ const CHALLENGES: Record<TokenChallenge, string> = {
   'insufficient-scope': `Bearer realm="${REALM}", error="insufficient_scope"`,
 };
 
-/** The headers that say a problem's facts: `Retry-After`, `ETag`, `Allow`, `WWW-Authenticate`. */
+/** The headers that say a problem's facts: `Retry-After`, `ETag`, `Allow`, `WWW-Authenticate`, `Content-Range`. */
 export function problemHeaders(facts: ProblemFacts): Record<string, string> {
   const headers: Record<string, string> = {};
   if (facts.retryAfterSeconds !== undefined) headers['Retry-After'] = String(facts.retryAfterSeconds);
   if (facts.currentTag !== undefined) headers['ETag'] = facts.currentTag;
   if (facts.allowedMethods !== undefined) headers['Allow'] = facts.allowedMethods.join(', ');
   if (facts.challenge !== undefined) headers['WWW-Authenticate'] = CHALLENGES[facts.challenge];
+  if (facts.representationBytes !== undefined) headers['Content-Range'] = `bytes */${facts.representationBytes}`;
   return headers;
 }
 
@@ -50,13 +51,14 @@ export function contractViolation(record: RequestRecord, operationId: string, st
 /**
  * The one place errors become answers, the catch of the request's pass (request-pass.ts): a Problem becomes its
  * problem response (4xx logged as warnings); anything else becomes a bare 500 problem with no detail from the
- * error, logged with the request id. A problem thrown while an operation is served is checked against that
- * operation's contract first, exactly as a returned result is: one it does not declare is logged as a contract
- * violation and answered as the 500.
+ * error, logged with the request id. A problem thrown while an operation is served (handlers throw theirs too:
+ * a result is never a problem) is checked against that operation's contract first: one it does not declare is
+ * logged as a contract violation and answered as the 500.
  */
 export function problemAnswer(check: ProblemCheck): (ctx: Koa.Context, record: RequestRecord, err: unknown) => void {
   return (ctx, record, err) => {
     if (err instanceof Problem) {
+      if (err.facts.auditDetails !== undefined) record.auditDetails ??= err.facts.auditDetails;
       const problem = declaredOrViolation(ctx, record, err, check);
       const line = { problem: err.code, detail: err.detail, ...(err.facts.cause === undefined ? {} : { cause: err.facts.cause }) };
       if (clientLeft(ctx)) record.log.info(line, 'request abandoned by its client');
@@ -79,7 +81,7 @@ function declaredOrViolation(ctx: Koa.Context, record: RequestRecord, problem: P
 }
 
 /**
- * The contract's judgement of a problem an operation answers, returned or thrown alike: the operation must
+ * The contract's judgement of a problem an operation answers: the operation must
  * declare the status with `application/problem+json`, and (when bodies are checked) the body must fit that
  * response's schema. openapi-backend validates `application/json` responses only, so problems get this check.
  */

@@ -13,7 +13,6 @@ import { LargeBodyQueue, readJsonBody } from './body.js';
 import type { ContractIndex, IndexedOperation } from './contract-index.js';
 import { jsonQueryIssues } from './body.js';
 import { namedIn, type RequestRecord } from './request-record.js';
-import type { ProblemCheck } from './problem-answer.js';
 import { pathSegmentIssue } from './request-target.js';
 import { MAX_QUERY_PARAMETERS, queryParts } from './request-target.js';
 import { compiledValidateRequest } from './request-validation.js';
@@ -28,7 +27,7 @@ type AnyHandler = (input: Input<OperationId>, deps: Deps) => Promise<AnyResult>;
  * calls the typed handler over the caller's view of the tenants, and writes its result (answer.ts). A path no
  * operation has is a 404, a method its path does not take a 405.
  */
-export function operationServer(index: ContractIndex, handlers: HandlerMap, deps: Deps, problems: ProblemCheck): (ctx: Koa.Context, record: RequestRecord) => Promise<void> {
+export function operationServer(index: ContractIndex, handlers: HandlerMap, deps: Deps): (ctx: Koa.Context, record: RequestRecord) => Promise<void> {
   const verifier = deps.tokens;
   const bodies = new LargeBodyQueue();
   const validate = compiledValidateRequest(index.api, (operation) => index.operation(operation.operationId as string).validate);
@@ -76,7 +75,7 @@ export function operationServer(index: ContractIndex, handlers: HandlerMap, deps
     }
     if (result.createdIds !== undefined) record.createdIds = result.createdIds;
     if (result.auditDetails !== undefined) record.auditDetails = result.auditDetails;
-    answerResult(ctx, record, index.api, problems, entry, result, deps.config.responseValidation);
+    answerResult(ctx, record, index.api, entry, result, deps.config.responseValidation);
   }
 
   return async (ctx, record) => {

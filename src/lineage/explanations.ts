@@ -1,3 +1,4 @@
+import type { Missing } from '../common/missing.js';
 import type { EntityQuery, ExplainGroup, Explanations, FindingExplanation, MalformedFinding } from '../ports/lineage.js';
 import type { Readers } from '../reader-threads/protocol.js';
 import type { AfsDefinitions } from '../signals/afs-store.js';
@@ -20,9 +21,10 @@ export class TenantExplanations implements Explanations {
     return readLeased(this.tenants, entry, (db) => explainOnReaders(this.readers, entry.compositeId, db.name, query));
   }
 
-  finding(entry: TenantEntry, findingId: string, locale: EntityQuery['locale']): Promise<FindingExplanation | MalformedFinding | null> {
-    return readLeased(this.tenants, entry, (db) =>
+  async finding(entry: TenantEntry, findingId: string, locale: EntityQuery['locale']): Promise<FindingExplanation | MalformedFinding | Missing<'finding'>> {
+    const explanation = await readLeased(this.tenants, entry, (db) =>
       explainFindingRecords(db, this.definitions, findingId, locale, (query) => explainOnReaders(this.readers, entry.compositeId, db.name, query)),
     );
+    return explanation ?? { missing: 'finding' };
   }
 }

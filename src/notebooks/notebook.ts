@@ -1,18 +1,18 @@
 import { rowTag } from '../common/entity-tags.js';
 import { NotebookRow } from '../appdb/notebook.entity.js';
-import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
+import type { AppDbManager } from '../appdb/unit-of-work.js';
 import { assertPrecondition, type Precondition } from '../common/entity-tags.js';
-import { toApiCell } from './cell-content.js';
-import type { CellRules } from './cell-rules.js';
-import type { ApiNotebook, NotebookMiss, NotebookRead, Notebooks, ReplyInput, TaggedNotebook } from '../ports/collaboration.js';
-import { addReply, appendCell, assertNewCell, deleteCell, listCells, updateCell, type CellOwner } from './cell-store.js';
+import { toApiCell } from '../collaboration/cell-content.js';
+import type { CellRules } from '../collaboration/cell-rules.js';
+import { addReply, appendCell, assertNewCell, deleteCell, listCells, updateCell, type CellOwner } from '../collaboration/cell-store.js';
+import { nextRevision, type DocumentWrites } from '../collaboration/documents.js';
+import { isMissing, type Missing } from '../common/missing.js';
+import type { ApiNotebook, CellMiss, NotebookRead, Notebooks, ReplyInput, TaggedNotebook } from '../ports/collaboration.js';
 
-const ownerOf = (tenantId: string): CellOwner => ({ kind: 'notebook', id: tenantId });
-/** Every write to a tenant's notebook waits for the ones before it (see unit-of-work.ts). */
-const lockOf = (tenantId: string): LockKey => `notebook:${tenantId}`;
+const notebookOf = (tenantId: string): CellOwner => ({ kind: 'notebook', id: tenantId });
 
 async function toApiNotebook(m: AppDbManager, row: NotebookRow): Promise<ApiNotebook> {
-  const cells = await listCells(m, ownerOf(row.tenantId));
+  const cells = await listCells(m, notebookOf(row.tenantId));
   return { tenant_id: row.tenantId, cells: JSON.stringify(cells.map(toApiCell)), created_at: row.createdAt, updated_at: row.updatedAt };
 }
 
@@ -23,13 +23,12 @@ async function ensureNotebook(m: AppDbManager, tenantId: string, now: Date): Pro
   return m.findOneByOrFail(NotebookRow, { tenantId });
 }
 
-/** The notebook's entity tag (it changes with every write: see touch). */
+/** The notebook's entity tag (it changes with every write: see recordChange). */
 export const notebookTag = (row: NotebookRow): string => rowTag('notebook', row.tenantId, row);
 
-async function touch(m: AppDbManager, row: NotebookRow, now: Date): Promise<void> {
-  row.updatedAt = now.toISOString();
-  row.revision += 1;
-  await m.update(NotebookRow, { tenantId: row.tenantId }, { updatedAt: row.updatedAt, revision: row.revision });
+/** Records a write of the notebook's cells on the notebook: `updated_at` and the next revision. */
+async function recordChange(m: AppDbManager, row: NotebookRow, now: Date): Promise<void> {
+  await m.update(NotebookRow, { tenantId: row.tenantId }, nextRevision(row, now));
 }
 
 /** Checks `If-Match` against the notebook (inside the write unit, after its lock): 412 when it does not hold. */
@@ -41,13 +40,11 @@ async function taggedNotebook(m: AppDbManager, row: NotebookRow): Promise<Tagged
   return { notebook: await toApiNotebook(m, row), etag: notebookTag(row) };
 }
 
-/** The tenants' notebooks on the app database, each write one unit of work under the notebook's lock. */
+/** The tenants' notebooks on the app database. */
 export class AppDbNotebooks implements Notebooks {
   constructor(
-    private readonly units: UnitOfWork,
+    private readonly documents: DocumentWrites,
     private readonly rules: CellRules,
-    /** The time that stamps what is written, in ms since the epoch. */
-    private readonly now: () => number,
   ) {}
 
   /**
@@ -59,12 +56,12 @@ export class AppDbNotebooks implements Notebooks {
       const etag = notebookTag(row);
       return { etag, notebook: isHeld(etag) ? null : await toApiNotebook(m, row) };
     };
-    const existing = await this.units.read(async (m) => {
+    const existing = await this.documents.read(async (m) => {
       const row = await m.findOneBy(NotebookRow, { tenantId });
       return row === null ? null : read(m, row);
     });
     if (existing !== null) return existing;
-    return this.units.write(lockOf(tenantId), async (m) => read(m, await ensureNotebook(m, tenantId, new Date(this.now()))));
+    return this.documents.write(notebookOf(tenantId), async (m, now) => read(m, await ensureNotebook(m, tenantId, now)));
   }
 
   /** Appends a cell (400 when it breaks the cell rules); the updated notebook and the new cell's ID. */
@@ -74,55 +71,50 @@ export class AppDbNotebooks implements Notebooks {
     precondition?: Precondition,
   ): Promise<TaggedNotebook & { cellId: string }> {
     assertNewCell(this.rules, request.cell, request.author);
-    return this.units.write(lockOf(tenantId), async (m) => {
-      const now = new Date(this.now());
-      const notebook = await ensureNotebook(m, tenantId, now);
-      assertCurrent(notebook, precondition);
-      const row = await appendCell(m, ownerOf(tenantId), request.cell, request.author, now);
-      await touch(m, notebook, now);
-      return { ...(await taggedNotebook(m, notebook)), cellId: row.cellId };
+    return this.change<{ cellId: string }, never>(tenantId, precondition, async (m, now) => {
+      const row = await appendCell(m, notebookOf(tenantId), request.cell, request.author, now);
+      return { cellId: row.cellId };
     });
   }
 
-  /** Merges `updates` into a cell (400 when the result breaks the cell rules); the updated notebook, or 'no-cell'. */
+  /** Merges `updates` into a cell (400 when the result breaks the cell rules); the updated notebook, or missing. */
   updateCell(
     tenantId: string,
     cellId: string,
     change: { updates: Record<string, unknown>; author?: string | undefined },
     precondition?: Precondition,
-  ): Promise<TaggedNotebook | NotebookMiss> {
-    return this.units.write(lockOf(tenantId), async (m) => {
-      const now = new Date(this.now());
-      const notebook = await ensureNotebook(m, tenantId, now);
-      assertCurrent(notebook, precondition);
-      if ((await updateCell(m, ownerOf(tenantId), cellId, change, this.rules, now)) === null) return 'no-cell';
-      await touch(m, notebook, now);
-      return taggedNotebook(m, notebook);
-    });
+  ): Promise<TaggedNotebook | Missing<'cell'>> {
+    return this.change<object, Missing<'cell'>>(tenantId, precondition, async (m, now) =>
+      (await updateCell(m, notebookOf(tenantId), cellId, change, this.rules, now)) === null ? { missing: 'cell' } : {},
+    );
   }
 
-  /** Deletes a cell; the updated notebook, or 'no-cell'. */
-  deleteCell(tenantId: string, cellId: string, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss> {
-    return this.units.write(lockOf(tenantId), async (m) => {
-      const now = new Date(this.now());
-      const notebook = await ensureNotebook(m, tenantId, now);
-      assertCurrent(notebook, precondition);
-      if (!(await deleteCell(m, ownerOf(tenantId), cellId))) return 'no-cell';
-      await touch(m, notebook, now);
-      return taggedNotebook(m, notebook);
-    });
+  /** Deletes a cell; the updated notebook, or missing. */
+  deleteCell(tenantId: string, cellId: string, precondition?: Precondition): Promise<TaggedNotebook | Missing<'cell'>> {
+    return this.change<object, Missing<'cell'>>(tenantId, precondition, async (m) => ((await deleteCell(m, notebookOf(tenantId), cellId)) ? {} : { missing: 'cell' }));
   }
 
   /** Appends a reply to a discussion cell; the updated notebook, or why not. */
-  addReply(tenantId: string, cellId: string, reply: ReplyInput, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss> {
-    return this.units.write(lockOf(tenantId), async (m) => {
-      const now = new Date(this.now());
+  addReply(tenantId: string, cellId: string, reply: ReplyInput, precondition?: Precondition): Promise<TaggedNotebook | CellMiss> {
+    return this.change<object, CellMiss>(tenantId, precondition, async (m, now) => (await addReply(m, notebookOf(tenantId), cellId, reply, now)) ?? {});
+  }
+
+  /**
+   * One write of the notebook's cells: creates the notebook when missing, checks `precondition`, runs `work` and,
+   * unless it answers a miss, records the change; the updated notebook with what `work` answered.
+   */
+  private change<T extends object, Miss extends CellMiss = CellMiss>(
+    tenantId: string,
+    precondition: Precondition | undefined,
+    work: (m: AppDbManager, now: Date) => Promise<T | Miss>,
+  ): Promise<(TaggedNotebook & T) | Miss> {
+    return this.documents.write(notebookOf(tenantId), async (m, now) => {
       const notebook = await ensureNotebook(m, tenantId, now);
       assertCurrent(notebook, precondition);
-      const outcome = await addReply(m, ownerOf(tenantId), cellId, reply, now);
-      if (outcome !== 'added') return outcome;
-      await touch(m, notebook, now);
-      return taggedNotebook(m, notebook);
+      const outcome = await work(m, now);
+      if (isMissing(outcome)) return outcome;
+      await recordChange(m, notebook, now);
+      return { ...(await taggedNotebook(m, notebook)), ...outcome };
     });
   }
 }

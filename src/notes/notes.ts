@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { listTag, rowTag } from '../common/entity-tags.js';
 import { NoteRow } from '../appdb/note.entity.js';
-import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
+import type { AppDbManager } from '../appdb/unit-of-work.js';
 import { assertPrecondition, type Precondition } from '../common/entity-tags.js';
-import { toApiCell } from '../notebooks/cell-content.js';
-import type { CellRules } from '../notebooks/cell-rules.js';
+import { toApiCell } from '../collaboration/cell-content.js';
+import type { CellRules } from '../collaboration/cell-rules.js';
 import {
   addReply,
   appendCell,
@@ -15,12 +15,12 @@ import {
   listCells,
   updateCell,
   type CellOwner,
-} from '../notebooks/cell-store.js';
-import type { ApiNote, ApiNoteSummary, Notes, ReplyInput, ReplyOutcome, TaggedRead } from '../ports/collaboration.js';
+} from '../collaboration/cell-store.js';
+import { nextRevision, type DocumentWrites } from '../collaboration/documents.js';
+import type { Missing } from '../common/missing.js';
+import type { ApiNote, ApiNoteSummary, CellMiss, Notes, ReplyInput, TaggedRead } from '../ports/collaboration.js';
 
-const ownerOf = (noteId: string): CellOwner => ({ kind: 'note', id: noteId });
-/** Every write to a note (its metadata or its cells) waits for the ones before it (see unit-of-work.ts). */
-const lockOf = (noteId: string): LockKey => `note:${noteId}`;
+const noteOf = (noteId: string): CellOwner => ({ kind: 'note', id: noteId });
 
 /** A note row and its cell count as the API's summary. */
 export function toApiNoteSummary(row: NoteRow, cellCount: number): ApiNoteSummary {
@@ -37,7 +37,7 @@ export function toApiNoteSummary(row: NoteRow, cellCount: number): ApiNoteSummar
 }
 
 async function toApiNote(m: AppDbManager, row: NoteRow): Promise<ApiNote> {
-  const cells = await listCells(m, ownerOf(row.noteId));
+  const cells = await listCells(m, noteOf(row.noteId));
   const { cell_count: _count, ...summary } = toApiNoteSummary(row, cells.length);
   return { ...summary, cells: cells.map(toApiCell) };
 }
@@ -46,14 +46,12 @@ function findNote(m: AppDbManager, tenantId: string, noteId: string): Promise<No
   return m.findOneBy(NoteRow, { noteId, tenantId });
 }
 
-/** A note's entity tag (it changes with every write of the note or its cells: see touch). */
+/** A note's entity tag (it changes with every write of the note or its cells: see recordChange). */
 export const noteTag = (row: NoteRow): string => rowTag('note', row.noteId, row);
 
-/** Marks a write of the note: `updated_at` and the next revision; the note's new tag. */
-async function touch(m: AppDbManager, note: NoteRow, now: Date, values: Partial<NoteRow> = {}): Promise<string> {
-  note.updatedAt = now.toISOString();
-  note.revision += 1;
-  await m.update(NoteRow, { noteId: note.noteId }, { ...values, updatedAt: note.updatedAt, revision: note.revision });
+/** Records a write of the note or its cells on the note (`values` and the next revision); the note's new tag. */
+async function recordChange(m: AppDbManager, note: NoteRow, now: Date, values: Partial<NoteRow> = {}): Promise<string> {
+  await m.update(NoteRow, { noteId: note.noteId }, { ...values, ...nextRevision(note, now) });
   return noteTag(note);
 }
 
@@ -70,10 +68,8 @@ async function noteForWrite(m: AppDbManager, tenantId: string, noteId: string, p
  */
 export class AppDbNotes implements Notes {
   constructor(
-    private readonly units: UnitOfWork,
+    private readonly documents: DocumentWrites,
     private readonly rules: CellRules,
-    /** The time that stamps what is written, in ms since the epoch. */
-    private readonly now: () => number,
   ) {}
 
   /**
@@ -81,7 +77,7 @@ export class AppDbNotes implements Notes {
    * holds the current tag, the cells are not counted.
    */
   list(tenantId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNoteSummary[]>> {
-    return this.units.read(async (m) => {
+    return this.documents.read(async (m) => {
       const rows = await m.find(NoteRow, { where: { tenantId }, order: { updatedAt: 'DESC', createdAt: 'DESC', noteId: 'ASC' } });
       const etag = listTag(['notes', tenantId], rows.map(noteTag));
       if (isHeld(etag)) return { etag, value: null };
@@ -97,8 +93,8 @@ export class AppDbNotes implements Notes {
   /** Creates an empty note by `author` (the git identity's name, or null); the note and its tag. */
   create(tenantId: string, note: { title: string; tags: string[]; author: string | null }): Promise<{ note: ApiNote; etag: string }> {
     const noteId = randomUUID();
-    return this.units.write(lockOf(noteId), async (m) => {
-      const stamp = new Date(this.now()).toISOString();
+    return this.documents.write(noteOf(noteId), async (m, now) => {
+      const stamp = now.toISOString();
       const row = m.create(NoteRow, { noteId, tenantId, title: note.title, tags: note.tags, author: note.author, createdAt: stamp, updatedAt: stamp, revision: 1 });
       await m.insert(NoteRow, row);
       return { note: await toApiNote(m, row), etag: noteTag(row) };
@@ -106,20 +102,20 @@ export class AppDbNotes implements Notes {
   }
 
   /**
-   * The full note and its tag, or null when the tenant has no such note. When `isHeld` says the caller holds the
+   * The full note and its tag, or missing. When `isHeld` says the caller holds the
    * current tag, the cells are not read.
    */
-  read(tenantId: string, noteId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNote> | null> {
-    return this.units.read(async (m) => {
+  read(tenantId: string, noteId: string, isHeld: (etag: string) => boolean = () => false): Promise<TaggedRead<ApiNote> | Missing<'note'>> {
+    return this.documents.read(async (m) => {
       const row = await findNote(m, tenantId, noteId);
-      if (row === null) return null;
+      if (row === null) return { missing: 'note' };
       const etag = noteTag(row);
       return { etag, value: isHeld(etag) ? null : await toApiNote(m, row) };
     });
   }
 
   /**
-   * Appends a cell to the note: its ID and the note's new tag, or null when the tenant has no such note. 400 when
+   * Appends a cell to the note: its ID and the note's new tag, or missing. 400 when
    * the cell breaks the rules. `author`, when given, is the cell's author whatever the cell says.
    */
   async addCell(
@@ -127,55 +123,53 @@ export class AppDbNotes implements Notes {
     noteId: string,
     request: { cell: Record<string, unknown>; author?: string | undefined },
     precondition?: Precondition,
-  ): Promise<{ cellId: string; etag: string } | null> {
+  ): Promise<{ cellId: string; etag: string } | Missing<'note'>> {
     assertNewCell(this.rules, request.cell, request.author);
-    return this.units.write(lockOf(noteId), async (m) => {
+    return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
-      if (note === null) return null;
-      const now = new Date(this.now());
-      const row = await appendCell(m, ownerOf(noteId), request.cell, request.author, now);
-      return { cellId: row.cellId, etag: await touch(m, note, now) };
+      if (note === null) return { missing: 'note' };
+      const row = await appendCell(m, noteOf(noteId), request.cell, request.author, now);
+      return { cellId: row.cellId, etag: await recordChange(m, note, now) };
     });
   }
 
-  /** Appends a reply to a discussion cell of the note: the note's new tag, or why not. */
+  /** Appends a reply to a discussion cell of the note: the note's new tag, or what is missing. */
   addReply(
     tenantId: string,
     noteId: string,
     cellId: string,
     reply: ReplyInput,
     precondition?: Precondition,
-  ): Promise<{ etag: string } | Exclude<ReplyOutcome, 'added'> | 'no-note'> {
-    return this.units.write(lockOf(noteId), async (m) => {
+  ): Promise<{ etag: string } | CellMiss | Missing<'note'>> {
+    return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
-      if (note === null) return 'no-note';
-      const now = new Date(this.now());
-      const outcome = await addReply(m, ownerOf(noteId), cellId, reply, now, 'reply');
-      if (outcome !== 'added') return outcome;
-      return { etag: await touch(m, note, now) };
+      if (note === null) return { missing: 'note' };
+      const miss = await addReply(m, noteOf(noteId), cellId, reply, now, 'reply');
+      if (miss !== undefined) return miss;
+      return { etag: await recordChange(m, note, now) };
     });
   }
 
-  /** Replaces title and/or tags: the note's new tag, or null when the tenant has no such note. */
+  /** Replaces title and/or tags: the note's new tag, or missing. */
   updateMetadata(
     tenantId: string,
     noteId: string,
     change: { title?: string | undefined; tags?: string[] | undefined },
     precondition?: Precondition,
-  ): Promise<string | null> {
-    return this.units.write(lockOf(noteId), async (m) => {
+  ): Promise<string | Missing<'note'>> {
+    return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
-      if (note === null) return null;
+      if (note === null) return { missing: 'note' };
       const values: Partial<NoteRow> = {};
       if (change.title !== undefined) values.title = change.title;
       if (change.tags !== undefined) values.tags = change.tags;
-      return touch(m, note, new Date(this.now()), values);
+      return recordChange(m, note, now, values);
     });
   }
 
   /**
-   * Merges `updates` into a cell of the note (`author`, when given, becomes its author): the note's new tag, or null
-   * when the note or the cell does not exist; 400 when the result breaks the cell rules.
+   * Merges `updates` into a cell of the note (`author`, when given, becomes its author): the note's new tag, or what
+   * is missing (the note, the cell); 400 when the result breaks the cell rules.
    */
   updateCell(
     tenantId: string,
@@ -183,32 +177,32 @@ export class AppDbNotes implements Notes {
     cellId: string,
     change: { updates: Record<string, unknown>; author?: string | undefined },
     precondition?: Precondition,
-  ): Promise<string | null> {
-    return this.units.write(lockOf(noteId), async (m) => {
+  ): Promise<string | Missing<'note' | 'cell'>> {
+    return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
-      if (note === null) return null;
-      const now = new Date(this.now());
-      if ((await updateCell(m, ownerOf(noteId), cellId, change, this.rules, now)) === null) return null;
-      return touch(m, note, now);
+      if (note === null) return { missing: 'note' };
+      if ((await updateCell(m, noteOf(noteId), cellId, change, this.rules, now)) === null) return { missing: 'cell' };
+      return recordChange(m, note, now);
     });
   }
 
-  /** Deletes the note with its cells; false when the tenant has no such note. */
-  delete(tenantId: string, noteId: string, precondition?: Precondition): Promise<boolean> {
-    return this.units.write(lockOf(noteId), async (m) => {
-      if ((await noteForWrite(m, tenantId, noteId, precondition)) === null) return false;
-      await deleteAllCells(m, ownerOf(noteId));
+  /** Deletes the note with its cells; nothing, or missing. */
+  delete(tenantId: string, noteId: string, precondition?: Precondition): Promise<Missing<'note'> | undefined> {
+    return this.documents.write(noteOf(noteId), async (m) => {
+      if ((await noteForWrite(m, tenantId, noteId, precondition)) === null) return { missing: 'note' };
+      await deleteAllCells(m, noteOf(noteId));
       await m.delete(NoteRow, { noteId });
-      return true;
+      return undefined;
     });
   }
 
-  /** Deletes one cell of the note: the note's new tag, or null when the note or the cell does not exist. */
-  deleteCell(tenantId: string, noteId: string, cellId: string, precondition?: Precondition): Promise<string | null> {
-    return this.units.write(lockOf(noteId), async (m) => {
+  /** Deletes one cell of the note: the note's new tag, or what is missing (the note, the cell). */
+  deleteCell(tenantId: string, noteId: string, cellId: string, precondition?: Precondition): Promise<string | Missing<'note' | 'cell'>> {
+    return this.documents.write(noteOf(noteId), async (m, now) => {
       const note = await noteForWrite(m, tenantId, noteId, precondition);
-      if (note === null || !(await deleteCell(m, ownerOf(noteId), cellId))) return null;
-      return touch(m, note, new Date(this.now()));
+      if (note === null) return { missing: 'note' };
+      if (!(await deleteCell(m, noteOf(noteId), cellId))) return { missing: 'cell' };
+      return recordChange(m, note, now);
     });
   }
 }

@@ -30,7 +30,7 @@ export interface Input<K extends OperationId> {
 /** Bodies of media types other than JSON: bytes, text or a stream (CSV, PDF, images, HTML). */
 export type RawBody = Buffer | string | Readable;
 
-type JsonMediaType = 'application/json' | 'application/problem+json';
+type JsonMediaType = 'application/json';
 type Responses<K extends OperationId> = Operation<K>['responses'];
 type ContentOf<R> = R extends { content: infer C } ? C : never;
 
@@ -47,11 +47,14 @@ type Variant<S, M, T> = M extends JsonMediaType
   ? { status: S; contentType?: M; body: T | EncodedJson<T>; headers?: Record<string, string> } & Audited
   : { status: S; contentType: M; body: RawBody; headers?: Record<string, string> } & Audited;
 
+/** A problem is thrown (a `Problem`, answered by the one error path), never returned. */
+type Answered<C> = Exclude<keyof C, 'application/problem+json'>;
+
 type ResultFor<S, R> = [ContentOf<R>] extends [never]
   ? { status: S; body?: undefined; headers?: Record<string, string> } & Audited
-  : { [M in keyof ContentOf<R>]: Variant<S, M, ContentOf<R>[M]> }[keyof ContentOf<R>];
+  : { [M in Answered<ContentOf<R>>]: Variant<S, M, ContentOf<R>[M]> }[Answered<ContentOf<R>>];
 
-/** Every status/body pair the contract allows for operation K, and nothing else. */
+/** Every status/body pair the contract allows for operation K, and nothing else; problems are thrown. */
 export type Result<K extends OperationId> = {
   [S in keyof Responses<K>]: ResultFor<S, Responses<K>[S]>;
 }[keyof Responses<K>];
@@ -65,5 +68,3 @@ export type Handler<K extends OperationId> = (input: Input<K>, deps: Deps) => Pr
 /** One handler per operation: tsc fails when one is missing or extra. */
 export type HandlerMap = { [K in OperationId]: Handler<K> };
 
-/** Operations whose contract declares a 501 response. */
-export type OperationWith501 = { [K in OperationId]: 501 extends StatusOf<K> ? K : never }[OperationId];

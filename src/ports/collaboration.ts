@@ -1,5 +1,6 @@
 import type { components } from '../../generated/openapi.js';
 import type { Precondition } from '../common/entity-tags.js';
+import type { Missing } from '../common/missing.js';
 
 // The ports of what users write on the app database: notebooks, notes and saved views, and the values they take and
 // answer. Their services (src/notebooks/, src/notes/, src/views/) implement them.
@@ -7,8 +8,8 @@ import type { Precondition } from '../common/entity-tags.js';
 /** The notebook as the API returns it; `cells` is a JSON string of the cells in display order. */
 export type ApiNotebook = components['schemas']['Notebook'];
 
-/** Why a notebook change was not made (the handler answers 404). */
-export type NotebookMiss = 'no-cell' | 'not-discussion';
+/** Why a change of a cell was not made: no such cell, or (a reply) the cell is no discussion. */
+export type CellMiss = Missing<'cell' | 'discussion'>;
 
 /** The notebook after a write, with its entity tag. */
 export interface TaggedNotebook {
@@ -29,8 +30,6 @@ export interface ReplyInput {
   date?: string | undefined;
 }
 
-/** Outcome of a reply: added, or why not. */
-export type ReplyOutcome = 'added' | 'no-cell' | 'not-discussion';
 
 /** A full note as the API returns it. */
 export type ApiNote = components['schemas']['Note'];
@@ -66,28 +65,28 @@ export interface Notebooks {
   /** The notebook (created empty on first access) and its tag; `notebook` null when `isHeld` holds the tag. */
   read(tenantId: string, isHeld?: (etag: string) => boolean): Promise<NotebookRead>;
   addCell(tenantId: string, cell: NewCell, precondition?: Precondition): Promise<TaggedNotebook & { cellId: string }>;
-  updateCell(tenantId: string, cellId: string, change: CellChange, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss>;
-  deleteCell(tenantId: string, cellId: string, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss>;
-  addReply(tenantId: string, cellId: string, reply: ReplyInput, precondition?: Precondition): Promise<TaggedNotebook | NotebookMiss>;
+  updateCell(tenantId: string, cellId: string, change: CellChange, precondition?: Precondition): Promise<TaggedNotebook | Missing<'cell'>>;
+  deleteCell(tenantId: string, cellId: string, precondition?: Precondition): Promise<TaggedNotebook | Missing<'cell'>>;
+  addReply(tenantId: string, cellId: string, reply: ReplyInput, precondition?: Precondition): Promise<TaggedNotebook | CellMiss>;
 }
 
 /**
  * A tenant's notes. Writes take `precondition` (If-Match: 412 when it fails, also for a missing note) and answer
- * the note's new tag, or null when the note (or the cell) does not exist.
+ * the note's new tag, or what is missing (the note, the cell).
  */
 export interface Notes {
   /** Summaries, most recently updated first, and the list's tag; `value` null when `isHeld` holds the tag. */
   list(tenantId: string, isHeld?: (etag: string) => boolean): Promise<TaggedRead<ApiNoteSummary[]>>;
   create(tenantId: string, note: { title: string; tags: string[]; author: string | null }): Promise<{ note: ApiNote; etag: string }>;
-  /** The note with its cells and its tag, or null; `value` null when `isHeld` holds the tag. */
-  read(tenantId: string, noteId: string, isHeld?: (etag: string) => boolean): Promise<TaggedRead<ApiNote> | null>;
-  addCell(tenantId: string, noteId: string, cell: NewCell, precondition?: Precondition): Promise<{ cellId: string; etag: string } | null>;
-  addReply(tenantId: string, noteId: string, cellId: string, reply: ReplyInput, precondition?: Precondition): Promise<{ etag: string } | Exclude<ReplyOutcome, 'added'> | 'no-note'>;
-  updateMetadata(tenantId: string, noteId: string, change: { title?: string | undefined; tags?: string[] | undefined }, precondition?: Precondition): Promise<string | null>;
-  updateCell(tenantId: string, noteId: string, cellId: string, change: CellChange, precondition?: Precondition): Promise<string | null>;
-  /** Deletes the note with its cells; false when there is no such note. */
-  delete(tenantId: string, noteId: string, precondition?: Precondition): Promise<boolean>;
-  deleteCell(tenantId: string, noteId: string, cellId: string, precondition?: Precondition): Promise<string | null>;
+  /** The note with its cells and its tag, or missing; `value` null when `isHeld` holds the tag. */
+  read(tenantId: string, noteId: string, isHeld?: (etag: string) => boolean): Promise<TaggedRead<ApiNote> | Missing<'note'>>;
+  addCell(tenantId: string, noteId: string, cell: NewCell, precondition?: Precondition): Promise<{ cellId: string; etag: string } | Missing<'note'>>;
+  addReply(tenantId: string, noteId: string, cellId: string, reply: ReplyInput, precondition?: Precondition): Promise<{ etag: string } | CellMiss | Missing<'note'>>;
+  updateMetadata(tenantId: string, noteId: string, change: { title?: string | undefined; tags?: string[] | undefined }, precondition?: Precondition): Promise<string | Missing<'note'>>;
+  updateCell(tenantId: string, noteId: string, cellId: string, change: CellChange, precondition?: Precondition): Promise<string | Missing<'note' | 'cell'>>;
+  /** Deletes the note with its cells; nothing, or missing. */
+  delete(tenantId: string, noteId: string, precondition?: Precondition): Promise<Missing<'note'> | undefined>;
+  deleteCell(tenantId: string, noteId: string, cellId: string, precondition?: Precondition): Promise<string | Missing<'note' | 'cell'>>;
 }
 
 /** A tenant's saved views. Writes take `precondition` (If-Match: 412 when it fails, also for a missing view). */
@@ -96,8 +95,8 @@ export interface SavedViews {
   list(tenantId: string, entity?: string, withTags?: boolean): Promise<{ etag: string; views: ApiSavedView[] }>;
   /** The new view and its tag; 400 when `params` is beyond the size limit. */
   create(tenantId: string, view: { entity: string; name: string; params: Record<string, unknown>; author?: string | undefined }): Promise<{ view: ApiSavedView; etag: string }>;
-  /** The view's tag after the change (unchanged when nothing is given), or null when there is no such view. */
-  update(tenantId: string, change: { viewId: string; name?: string | undefined; params?: Record<string, unknown> | undefined }, precondition?: Precondition): Promise<string | null>;
-  /** False when there is no such view. */
-  delete(tenantId: string, viewId: string, precondition?: Precondition): Promise<boolean>;
+  /** The view's tag after the change (unchanged when nothing is given), or missing. */
+  update(tenantId: string, change: { viewId: string; name?: string | undefined; params?: Record<string, unknown> | undefined }, precondition?: Precondition): Promise<string | Missing<'view'>>;
+  /** Deletes the view; nothing, or missing. */
+  delete(tenantId: string, viewId: string, precondition?: Precondition): Promise<Missing<'view'> | undefined>;
 }

@@ -1,4 +1,5 @@
 import type { components } from '../../generated/openapi.js';
+import type { Missing } from '../common/missing.js';
 import type { TenantEntry } from '../tenants/tenants.js';
 
 // The port of lineage: the source records of an entity and the explanation of a finding, read from a tenant's file.
@@ -27,6 +28,6 @@ export interface MalformedFinding {
 export interface Explanations {
   /** The entity's source records grouped by Gold table. */
   entity(entry: TenantEntry, query: EntityQuery): Promise<ExplainGroup[]>;
-  /** The finding, its signal's summary and its entity's source records; null when unknown. */
-  finding(entry: TenantEntry, findingId: string, locale: EntityQuery['locale']): Promise<FindingExplanation | MalformedFinding | null>;
+  /** The finding, its signal's summary and its entity's source records, or missing. */
+  finding(entry: TenantEntry, findingId: string, locale: EntityQuery['locale']): Promise<FindingExplanation | MalformedFinding | Missing<'finding'>>;
 }

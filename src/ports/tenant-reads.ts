@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { components } from '../../generated/openapi.js';
 import type { EncodedJson } from '../common/encoded-json.js';
+import type { Missing } from '../common/missing.js';
 import type { TenantEntry, Tenants } from '../tenants/tenants.js';
 
 // The ports that read a tenant's file for one operation. Each takes a tenant the handler resolved through the
@@ -27,7 +28,7 @@ export type PipelineArtifact =
   | { key: 'graph_html'; html: string; etag: string; securityPolicy: string };
 
 /** Why an artifact cannot be sent. */
-export type ArtifactMiss = { missing: 'absent' | 'not-a-json-object' };
+export type ArtifactMiss = Missing<'absent' | 'not-a-json-object'>;
 
 /** A stored PDF report. */
 export interface Report {
@@ -38,11 +39,11 @@ export interface Report {
 
 /** Logos, pipeline artifacts and reports of a tenant. */
 export interface TenantContent {
-  /** The logo stored in the tenant file, else the file in LOGO_DIR named after the slug; null when neither is an image. */
-  logo(entry: TenantEntry): Promise<Logo | null>;
+  /** The logo stored in the tenant file, else the file in LOGO_DIR named after the slug; missing when neither is an image. */
+  logo(entry: TenantEntry): Promise<Logo | Missing<'logo'>>;
   pipelineArtifact(entry: TenantEntry, key: ArtifactKey): Promise<PipelineArtifact | ArtifactMiss>;
-  /** The report `key`; null when there is none. */
-  report(entry: TenantEntry, key: string): Promise<Report | null>;
+  /** The report `key`, or missing. */
+  report(entry: TenantEntry, key: string): Promise<Report | Missing<'report'>>;
 }
 
 /** Search results as the JSON bytes an answer sends. */
@@ -55,11 +56,6 @@ export interface Jumpbar {
   summary(entry: TenantEntry): Promise<components['schemas']['SeveritySummary']>;
   /** Searches the tenant's names; 400 for a query of white space alone or with U+0000, 503 while its index cannot be built. */
   search(entry: TenantEntry, query: string): Promise<EncodedResults>;
-}
-
-/** What a taxonomy read answers when the taxonomy or node it names does not exist (the handler answers 404). */
-export interface Missing {
-  missing: string;
 }
 
 /** Two taxonomies (and optionally a node of each and a dimension) whose members are compared. */

@@ -7,7 +7,8 @@ import { readerJobs } from './jobs.js';
 /**
  * The most a reader thread's young generation may take, MB. A reader keeps a chunk or a slice at a time but
  * allocates a row's values for every row it reads; left to V8, a reader's heap grew to 48-80 MB over three
- * 1,000,000-row exports, and with this bound it stays near 20 MB at the same export time (decision 18).
+ * 1,000,000-row exports, and with this bound it stays near 20 MB at the same export time
+ * (docs/decisions/0018-node-as-it-comes.md).
  */
 const READER_YOUNG_GENERATION_MB = 8;
 

@@ -6,7 +6,7 @@ import type { StoreCacheMetrics } from '../metrics/metrics.js';
 import { isInService, type FileProvider } from '../tenants/file-provider.js';
 import { toMb, type TenantRegistry } from '../tenants/registry.js';
 import type { FetchAdmission } from '../tenants/fetch-admission.js';
-import type { TenantEntry, TenantFileStat } from '../tenants/tenants.js';
+import { setTenantState, type TenantEntry, type TenantFileStat } from '../tenants/tenants.js';
 import { CacheBudget, type Evictor } from './cache-budget.js';
 import { readManifestTime } from './cache-files.js';
 import type { ListedTenant } from './layout.js';
@@ -127,13 +127,11 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
   judgeSize(entry: TenantEntry, listed: ListedTenant): boolean {
     if (this.isTooLarge(listed)) {
       this.tooLarge.add(entry.compositeId);
-      entry.status = 'error';
-      entry.error = this.tooLargeMessage(listed);
+      setTenantState(entry, 'error', this.tooLargeMessage(listed));
       return true;
     }
     if (this.tooLarge.delete(entry.compositeId)) {
-      entry.status = isInService(entry) ? 'ready' : 'pending';
-      entry.error = null;
+      setTenantState(entry, isInService(entry) ? 'ready' : 'pending', null);
     }
     return false;
   }
@@ -323,13 +321,11 @@ export class TenantCache implements FileProvider, Evictor, SidecarSpace {
   judgeBroken(entry: TenantEntry, listed: ListedTenant): boolean {
     const error = this.brokenError(listed);
     if (error !== null) {
-      entry.status = 'error';
-      entry.error = error;
+      setTenantState(entry, 'error', error);
       return true;
     }
     if (!isInService(entry) && entry.status === 'error' && !this.tooLarge.has(entry.compositeId) && !this.source.isBusy(entry.compositeId)) {
-      entry.status = 'pending';
-      entry.error = null;
+      setTenantState(entry, 'pending', null);
     }
     return false;
   }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Logger } from '../logger.js';
 import type { Count } from '../metrics/metrics.js';
 import type { TenantRegistry } from '../tenants/registry.js';
-import type { TenantEntry } from '../tenants/tenants.js';
+import { setTenantState, type TenantEntry } from '../tenants/tenants.js';
 import { checkSqliteFile, isCachedCopy, recordCachedObject, tempPathFor } from './cache-files.js';
 import type { Reservation } from './cache-budget.js';
 import type { ListedTenant, TenantFileName } from './layout.js';
@@ -78,8 +78,7 @@ export async function syncTenantFiles(ctx: TenantDownloadContext, listed: Listed
   entry.hasSis = fs.existsSync(sisPath);
   if (klsCurrent) keepStoreMtime(entry.klsPath, listed.kls.lastModified);
   if (klsCurrent && sisCurrent) {
-    entry.status = 'ready';
-    entry.error = null;
+    setTenantState(entry, 'ready', null);
     return { kind: 'current' };
   }
   const transfers: Array<{ name: TenantFileName; object: StoredObject }> = [];
@@ -91,8 +90,7 @@ export async function syncTenantFiles(ctx: TenantDownloadContext, listed: Listed
     if (ctx.signal.aborted) return { kind: 'failed', error: 'stopped: the server shuts down', detail: 'download stopped (shutdown)' };
     const progress: TransferProgress = { bytesDone: 0, bytesTotal, startedMs: performance.now() };
     ctx.progress.set(entry.compositeId, progress);
-    entry.status = 'downloading';
-    entry.error = null;
+    setTenantState(entry, 'downloading', null);
     let room: Reservation | null = null;
     try {
       room = await ctx.reserve(entry.compositeId, bytesTotal + MANIFEST_ROOM);
@@ -105,15 +103,14 @@ export async function syncTenantFiles(ctx: TenantDownloadContext, listed: Listed
         progress.bytesDone = finished;
       }
       entry.hasSis = fs.existsSync(sisPath);
-      entry.status = hasLiveHandle(entry) ? 'ready' : 'error';
+      setTenantState(entry, hasLiveHandle(entry) ? 'ready' : 'error', entry.error);
       return { kind: 'installed', bytes: bytesTotal };
     } catch (err) {
       const kind = err instanceof ObjectChangedError ? 'changed' : err instanceof CheckFailed ? 'broken' : 'failed';
       // the client's words (no key, address or errno) go to store-status and the tenant's 503; the log keeps the rest
       const error = err instanceof CheckFailed || err instanceof IncompleteDownload ? err.message : describeFailure(err);
       const detail = err instanceof ObjectStoreError ? err.detail : (err as Error).message;
-      entry.status = 'error';
-      entry.error = error;
+      setTenantState(entry, 'error', error);
       if (kind !== 'changed') ctx.log.error({ tenant: entry.compositeId, err: detail }, 'tenant download failed; the previous file stays in service');
       return { kind, error, detail };
     } finally {

@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3';
 import type { components } from '../../generated/openapi.js';
 import { toApiLocalizedName, type NameColumns } from './localized.js';
 import { UNKNOWN_DIM } from './members.js';
-import { compareIds, isMissing } from './taxonomy-rows.js';
-import type { Missing } from '../ports/tenant-reads.js';
+import { isMissing, type Missing } from '../common/missing.js';
+import { compareIds } from './taxonomy-rows.js';
 import { loadPair, reachedNodes, sharedMemberIds, type PairQuery, type Placements } from './placements.js';
 
 /** Contract shapes of the cardinality operations. */

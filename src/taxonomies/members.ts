@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 import type { components } from '../../generated/openapi.js';
 import { foldForSearch, toApiLocalizedName } from './localized.js';
 import { compareIds, memberRows, nodeExists, taxonomyExists, type MemberRow } from './taxonomy-rows.js';
-import type { MemberQuery, Missing } from '../ports/tenant-reads.js';
+import type { Missing } from '../common/missing.js';
+import type { MemberQuery } from '../ports/tenant-reads.js';
 
 /** A member as the contract sends it. */
 export type TaxonomyMember = components['schemas']['TaxonomyMember'];

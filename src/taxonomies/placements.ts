@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { compareIds, memberRows, nodeExists, taxonomyExists, type MemberRow } from './taxonomy-rows.js';
-import type { Missing, TaxonomyPair } from '../ports/tenant-reads.js';
+import type { Missing } from '../common/missing.js';
+import type { TaxonomyPair } from '../ports/tenant-reads.js';
 
 /** Who sits where in one taxonomy (members restricted to one dimension type when asked). */
 export interface Placements {

@@ -1,5 +1,6 @@
 import type { components } from '../../generated/openapi.js';
-import type { MemberQuery, Missing, Taxonomies, TaxonomyPair } from '../ports/tenant-reads.js';
+import type { Missing } from '../common/missing.js';
+import type { MemberQuery, Taxonomies, TaxonomyPair } from '../ports/tenant-reads.js';
 import { readLeased, type TenantEntry, type Tenants } from '../tenants/tenants.js';
 import { getTaxonomyCardinality, getTaxonomyFanout, listSharedMembers } from './cardinality.js';
 import { getMemberMappings } from './member-mappings.js';

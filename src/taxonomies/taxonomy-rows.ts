@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import type { Missing } from '../ports/tenant-reads.js';
 import type { NameColumns } from './localized.js';
 
 /** A row of `taxonomy_members`. */
@@ -47,8 +46,6 @@ export function memberRows(db: Database.Database, taxonomyId: string, filter: { 
     .all(...params) as MemberRow[];
 }
 
-/** Narrows a domain result to its 404 case. */
-export const isMissing = (value: unknown): value is Missing => typeof value === 'object' && value !== null && 'missing' in value;
 
 /** Binary (code point) order, as SQLite sorts TEXT by default. */
 export function compareIds(x: string, y: string): number {

@@ -7,7 +7,7 @@ import type { Count } from '../metrics/metrics.js';
 import { DEFAULT_TENANT_HANDLES_MAX, HandlePool } from './handle-pool.js';
 import { KlsHandle, stampOf } from './kls-handle.js';
 import { isReplaced, scanKlsDir } from './local-scan.js';
-import { compositeIdOf, EVERY_TENANT, type TenantScope } from './tenants.js';
+import { compositeIdOf, EVERY_TENANT, setTenantState, type TenantScope } from './tenants.js';
 import { isInService, type FileProvider } from './file-provider.js';
 import { currentClientGone, currentFetchAdmission } from './fetch-admission.js';
 import { resolveTenant, withLeasedKls, type KlsLease, type TenantEntry, type TenantFileStat, type TenantInput, type Tenants } from './tenants.js';
@@ -122,8 +122,7 @@ export class TenantRegistry implements Tenants {
       throw tenantUnavailable(entry.compositeId, RETRY_AFTER_SECONDS);
     }
     if (this.unopenable.delete(entry) && entry.status === 'error') {
-      entry.status = 'ready';
-      entry.error = null;
+      setTenantState(entry, 'ready', null);
     }
     const provider = this.provider;
     if (provider === null || use === 'untracked') return { db: handle.db, generation: handle.generation, entry, release };
@@ -201,10 +200,10 @@ export class TenantRegistry implements Tenants {
     try {
       handle = KlsHandle.open(entry.klsPath, entry.generation + 1, stat, this.pool);
     } catch (err) {
-      entry.error = `cannot open ${path.basename(entry.klsPath)}: ${(err as Error).message}`;
+      setTenantState(entry, entry.status, `cannot open ${path.basename(entry.klsPath)}: ${(err as Error).message}`);
       entry.stamp = stampOf(stat);
       this.keepPrevious(entry);
-      if (entry.handle === null) entry.status = 'error';
+      if (entry.handle === null) setTenantState(entry, 'error', entry.error);
       this.log.error({ tenant: entry.compositeId, err: entry.error }, 'tenant file rejected');
       return false;
     }
@@ -219,8 +218,7 @@ export class TenantRegistry implements Tenants {
     } finally {
       release();
     }
-    entry.status = 'ready';
-    entry.error = null;
+    setTenantState(entry, 'ready', null);
     this.unopenable.delete(entry);
     previous?.retire();
     this.log.info({ tenant: entry.compositeId, generation: entry.generation }, 'tenant file in service');
@@ -252,8 +250,7 @@ export class TenantRegistry implements Tenants {
     entry.handle?.retire();
     entry.handle = null;
     entry.stamp = null;
-    entry.status = 'pending';
-    entry.error = null;
+    setTenantState(entry, 'pending', null);
     this.unopenable.delete(entry);
     this.tellUnloaded(entry);
   }
@@ -333,12 +330,11 @@ export class TenantRegistry implements Tenants {
     this.log.warn({ tenant: entry.compositeId, err: err.message }, 'tenant file could not be opened again');
     if (entry.status !== 'ready' && !this.unopenable.has(entry)) return;
     this.unopenable.add(entry);
-    entry.status = 'error';
     // a client reads this (store-status, the tenant's 503): a file-system error names a path and an errno, which
     // the log line above keeps
     const code = (err as NodeJS.ErrnoException).code;
     const reason = code === undefined ? err.message : code === 'ENOENT' ? 'the file is gone' : 'the file cannot be read';
-    entry.error = `cannot open ${path.basename(entry.klsPath)} again: ${reason}`;
+    setTenantState(entry, 'error', `cannot open ${path.basename(entry.klsPath)} again: ${reason}`);
   }
 }
 

@@ -34,8 +34,10 @@ export interface TenantEntry {
   readonly dir: string;
   readonly klsPath: string;
   displayName: string;
-  status: TenantStatus;
-  error: string | null;
+  /** Written through `setTenantState` only. */
+  readonly status: TenantStatus;
+  /** Why the tenant's file is not (or not the newest) in service, for clients; written through `setTenantState` only. */
+  readonly error: string | null;
   hasSis: boolean;
   /** In-memory counter: 1 after the first file, +1 on each swap of kls.sqlite (not when a closed connection reopens). */
   generation: number;
@@ -43,6 +45,16 @@ export interface TenantEntry {
   stamp: FileStamp | null;
   /** The generation in service; its connection may be closed while idle (see TENANT_HANDLES_MAX). */
   handle: KlsHandle | null;
+}
+
+/**
+ * The one writer of a tenant's status and error (the registry as it opens files, the store as it downloads and
+ * judges them): a status is always written with the error that goes with it.
+ */
+export function setTenantState(entry: TenantEntry, status: TenantStatus, error: string | null): void {
+  const state = entry as { status: TenantStatus; error: string | null };
+  state.status = status;
+  state.error = error;
 }
 
 /** File facts served by db-status. */

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { QueryDeepPartialEntity } from 'typeorm';
 import { listTag, rowTag } from '../common/entity-tags.js';
 import { SavedViewRow } from '../appdb/saved-view.entity.js';
-import type { AppDbManager, LockKey, UnitOfWork } from '../appdb/unit-of-work.js';
+import type { AppDbManager } from '../appdb/unit-of-work.js';
 import { assertPrecondition, type Precondition } from '../common/entity-tags.js';
 import { invalidRequest } from '../common/problems.js';
+import { nextRevision, type DocumentRef, type DocumentWrites } from '../collaboration/documents.js';
+import type { Missing } from '../common/missing.js';
 import type { ApiSavedView, SavedViews } from '../ports/collaboration.js';
 
-/** Writes to one view wait for each other (see unit-of-work.ts). */
-const lockOf = (viewId: string): LockKey => `view:${viewId}`;
+const viewOf = (viewId: string): DocumentRef => ({ kind: 'view', id: viewId });
 
 /** Largest `params` object a view stores, as JSON. */
 export const VIEW_PARAMS_LIMIT_BYTES = 64 * 1024;
@@ -45,17 +46,13 @@ async function viewForWrite(m: AppDbManager, tenantId: string, viewId: string, p
   return row;
 }
 
-/** The tenants' saved views on the app database, each write one unit of work under the view's lock. */
+/** The tenants' saved views on the app database. */
 export class AppDbSavedViews implements SavedViews {
-  constructor(
-    private readonly units: UnitOfWork,
-    /** The time that stamps what is written, in ms since the epoch. */
-    private readonly now: () => number,
-  ) {}
+  constructor(private readonly documents: DocumentWrites) {}
 
   /** The tenant's views (of one entity when given), most recently changed first, each with its tag when `withTags`, and the list's tag. */
   list(tenantId: string, entity?: string, withTags = false): Promise<{ etag: string; views: ApiSavedView[] }> {
-    return this.units.read(async (m) => {
+    return this.documents.read(async (m) => {
       const rows = await m.find(SavedViewRow, {
         where: entity === undefined ? { tenantId } : { tenantId, entity },
         order: { updatedAt: 'DESC', createdAt: 'DESC', viewId: 'ASC' },
@@ -70,8 +67,8 @@ export class AppDbSavedViews implements SavedViews {
   create(tenantId: string, view: { entity: string; name: string; params: Record<string, unknown>; author?: string | undefined }): Promise<{ view: ApiSavedView; etag: string }> {
     assertParamsSize(view.params);
     const viewId = randomUUID();
-    return this.units.write(lockOf(viewId), async (m) => {
-      const stamp = new Date(this.now()).toISOString();
+    return this.documents.write(viewOf(viewId), async (m, now) => {
+      const stamp = now.toISOString();
       const row = m.create(SavedViewRow, {
         viewId,
         tenantId,
@@ -90,22 +87,19 @@ export class AppDbSavedViews implements SavedViews {
   }
 
   /**
-   * Replaces name and/or params: the view's tag after it (unchanged when neither is given), or null when the tenant
-   * has no such view. `precondition` (If-Match) is checked first, under the view's lock: 412 when it does not hold.
+   * Replaces name and/or params: the view's tag after it (unchanged when neither is given), or missing. `precondition` (If-Match) is checked first, under the view's lock: 412 when it does not hold.
    */
   update(
     tenantId: string,
     change: { viewId: string; name?: string | undefined; params?: Record<string, unknown> | undefined },
     precondition?: Precondition,
-  ): Promise<string | null> {
+  ): Promise<string | Missing<'view'>> {
     if (change.params !== undefined) assertParamsSize(change.params);
-    return this.units.write(lockOf(change.viewId), async (m) => {
+    return this.documents.write(viewOf(change.viewId), async (m, now) => {
       const row = await viewForWrite(m, tenantId, change.viewId, precondition);
-      if (row === null) return null;
+      if (row === null) return { missing: 'view' };
       if (change.name === undefined && change.params === undefined) return viewTag(row);
-      row.updatedAt = new Date(this.now()).toISOString();
-      row.revision += 1;
-      const values: QueryDeepPartialEntity<SavedViewRow> = { updatedAt: row.updatedAt, revision: row.revision };
+      const values: QueryDeepPartialEntity<SavedViewRow> = nextRevision(row, now);
       if (change.name !== undefined) values.name = change.name;
       if (change.params !== undefined) values.params = change.params as QueryDeepPartialEntity<Record<string, unknown>>;
       await m.update(SavedViewRow, { viewId: change.viewId, tenantId }, values);
@@ -113,12 +107,12 @@ export class AppDbSavedViews implements SavedViews {
     });
   }
 
-  /** Deletes a view; false when the tenant has no such view. `precondition` (If-Match) as for update. */
-  delete(tenantId: string, viewId: string, precondition?: Precondition): Promise<boolean> {
-    return this.units.write(lockOf(viewId), async (m) => {
-      if (precondition !== undefined && (await viewForWrite(m, tenantId, viewId, precondition)) === null) return false;
+  /** Deletes a view; nothing, or missing. `precondition` (If-Match) as for update. */
+  delete(tenantId: string, viewId: string, precondition?: Precondition): Promise<Missing<'view'> | undefined> {
+    return this.documents.write(viewOf(viewId), async (m) => {
+      if (precondition !== undefined && (await viewForWrite(m, tenantId, viewId, precondition)) === null) return { missing: 'view' };
       const result = await m.delete(SavedViewRow, { viewId, tenantId });
-      return (result.affected ?? 0) > 0;
+      return (result.affected ?? 0) > 0 ? undefined : { missing: 'view' };
     });
   }
 }

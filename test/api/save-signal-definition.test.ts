@@ -4,23 +4,26 @@ import path from 'node:path';
 import { call, expectProblem } from '../helpers/http.js';
 import { OidcProvider } from '../helpers/oidc-provider.js';
 import { bearer, startSignInServer, storedState, type SignInServer } from '../helpers/sign-in.js';
+import { projectRoot } from '../../src/project-root.js';
+import { bundledCommand, SignalTools } from '../../src/signals/signal-tools.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ALIAS_BOMB, deepFlow, signalYaml } from '../helpers/signals.js';
 
 describe('POST /api/probe-builder/save', function () {
   this.timeout(30000);
   let server: TestServer;
+  const tools = new SignalTools(bundledCommand('checker'), bundledCommand('compiler'), projectRoot());
   const save = (body: unknown, query = ''): ReturnType<typeof call> => call(server.url, `/api/probe-builder/save${query}`, { method: 'POST', json: body });
   const listTree = (dir: string): string[] => fs.readdirSync(dir, { recursive: true }).map(String).sort();
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ signalTools: tools });
   });
   after(() => server.close());
 
   it('writes signals/<probe_id>.yaml, then overwrites it only with force=true', async () => {
     const file = path.join(server.dataDir, 'afs', 'signals', 'probe_saved_once.yaml');
-    const parser = server.deps.signalTools.definitions.parser;
+    const parser = tools.definitions.parser;
     const parsed = parser.parses;
     const res = await save({ probe_id: 'probe_saved_once', yaml: signalYaml('probe_saved_once') });
     expect(res.status).to.equal(200);

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { call, expectProblem } from '../helpers/http.js';
 import { manyKeys, manyKeysBody, nodesOver } from '../helpers/hostile-yaml.js';
+import { bundledCommand, SignalTools } from '../../src/signals/signal-tools.js';
+import { projectRoot } from '../../src/project-root.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { EXAMPLE_SIGNAL, signalYaml } from '../helpers/signals.js';
 
@@ -24,12 +26,12 @@ describe('hostile signal definitions (cost limits)', function () {
   this.timeout(120_000);
   let server: TestServer;
   const signals = (): string => path.join(server.dataDir, 'afs', 'signals');
-  const parser = () => server.deps.signalTools.definitions.parser;
+  const tools = new SignalTools(bundledCommand('checker'), bundledCommand('compiler'), projectRoot());
   /** Texts parsed in the parser's thread and tool processes started so far. */
-  const work = () => ({ parses: parser().parses, tools: server.deps.signalTools.workerStarts() });
+  const work = () => ({ parses: tools.definitions.parser.parses, tools: tools.workerStarts() });
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ signalTools: tools });
   });
   after(() => server.close());
 
@@ -68,11 +70,11 @@ describe('hostile signal definitions (cost limits)', function () {
       expect(validated.body).to.deep.equal({ valid: false, errors: [error] });
       const compiled = await postJson(server.url, 'compile', JSON.stringify({ yaml }));
       expect(compiled.body).to.deep.equal({ ok: false, errors: [error] });
-      const parsed = parser().parses;
+      const parsed = tools.definitions.parser.parses;
       const saved = await postJson(server.url, 'save', JSON.stringify({ probe_id: 'probe_keys', yaml }));
       expectProblem(saved, 400);
       expect(saved.body.errors).to.deep.equal([{ in: 'body', name: 'yaml', message: `yaml is refused: ${limit}` }]);
-      expect(parser().parses, `${limit}: parsed once in the thread`).to.equal(parsed + 1);
+      expect(tools.definitions.parser.parses, `${limit}: parsed once in the thread`).to.equal(parsed + 1);
     }
     expect(fs.existsSync(path.join(signals(), 'probe_keys.yaml'))).to.equal(false);
   });
@@ -87,18 +89,18 @@ describe('hostile signal definitions (cost limits)', function () {
       expect(res.status).to.equal(200);
       return new Map((res.body.probes as { probe_id: string; name: string | null; error: string | null }[]).map((p) => [p.probe_id, p]));
     };
-    const before = parser().parses;
+    const before = tools.definitions.parser.parses;
     const first = await list();
     expect(first.get('probe_costly_keys')).to.deep.include({ name: null, error: 'the file is larger than 65536 bytes' });
     expect(first.get('probe_costly_nodes')).to.deep.include({ name: null, error: 'more than 4000 nodes (line 3)' });
     expect(first.get('probe_unbilled_cases')).to.deep.include({ error: null });
     // every file within the size limit is parsed once (the one over it is refused unread)
-    const parsed = parser().parses;
+    const parsed = tools.definitions.parser.parses;
     expect(parsed - before).to.equal(first.size - 1);
     for (let round = 0; round < 3; round++) expect(await list()).to.deep.equal(first);
-    expect(parser().parses, 'unchanged files are not parsed again').to.equal(parsed);
+    expect(tools.definitions.parser.parses, 'unchanged files are not parsed again').to.equal(parsed);
     fs.writeFileSync(path.join(signals(), 'probe_costly_nodes.yaml'), signalYaml('probe_costly_nodes'));
     expect((await list()).get('probe_costly_nodes')).to.deep.include({ error: null });
-    expect(parser().parses).to.equal(parsed + 1);
+    expect(tools.definitions.parser.parses).to.equal(parsed + 1);
   });
 });

@@ -36,7 +36,7 @@ export interface TestServer extends RunningServer {
 /**
  * Starts the real server (createDeps + createApp + listen on port 0) with extra environment `env`, logging to
  * `log` when given (else nowhere), with the OpenID provider timing `oidcTiming`, the clock `now`, the `readers` of
- * long reads, the server's `timing` (keep-alive timeout, shutdown delay's wait) and where store downloads write
+ * long reads, the `signalTools` (checker, compiler, definition parser), the server's `timing` (keep-alive timeout, shutdown delay's wait) and where store downloads write
  * (`storeFileSink`) when given.
  */
 export async function startTestServer(
@@ -47,6 +47,7 @@ export async function startTestServer(
     oidcTiming?: OidcTiming;
     now?: () => number;
     readers?: DepsOptions['readers'];
+    signalTools?: DepsOptions['signalTools'];
     timing?: ServerTiming;
     storeFileSink?: FileSink;
   } = {},
@@ -66,7 +67,7 @@ export async function startTestServer(
   const server = await startServer(
     config,
     options.log ?? createLogger(config.logLevel),
-    { oidcTiming: options.oidcTiming, now: options.now, readers: options.readers, storeFileSink: options.storeFileSink },
+    { oidcTiming: options.oidcTiming, now: options.now, readers: options.readers, signalTools: options.signalTools, storeFileSink: options.storeFileSink },
     options.timing,
   );
   return {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { loadContractDocument } from '../../src/contract-document.js';
 import { ContractSchemas } from '../../src/contract-schemas.js';
-import { authorOfNewCell, contentOfNewCell, mergeUpdates, todayUtc } from '../../src/notebooks/cell-content.js';
-import { CELL_SIZE_LIMIT_BYTES, CellRules } from '../../src/notebooks/cell-rules.js';
+import { authorOfNewCell, contentOfNewCell, mergeUpdates, todayUtc } from '../../src/collaboration/cell-content.js';
+import { CELL_SIZE_LIMIT_BYTES, CellRules } from '../../src/collaboration/cell-rules.js';
 import { projectRoot } from '../../src/project-root.js';
 
-describe('notebook cells (src/notebooks/cell-content.ts, cell-rules.ts)', () => {
+describe('notebook cells (src/collaboration/cell-content.ts, cell-rules.ts)', () => {
   let rules: CellRules;
   before(async () => {
     rules = new CellRules(new ContractSchemas(loadContractDocument(projectRoot()).document));

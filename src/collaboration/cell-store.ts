@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { QueryDeepPartialEntity } from 'typeorm';
 import { CellRow, type CellOwnerKind } from '../appdb/cell.entity.js';
 import type { AppDbManager } from '../appdb/unit-of-work.js';
+import type { DocumentRef } from './documents.js';
 import { invalidRequest } from '../common/problems.js';
 import { authorOfNewCell, checkableCell, contentOfNewCell, mergeUpdates, todayUtc, type DiscussionReply } from './cell-content.js';
-import type { ReplyInput, ReplyOutcome } from '../ports/collaboration.js';
+import type { CellMiss, ReplyInput } from '../ports/collaboration.js';
 import { CELL_COUNT_LIMITS, type CellRules } from './cell-rules.js';
 
 /** The notebook of a tenant (id = tenant ID) or a note (id = note ID). Used inside a unit of work only. */
-export interface CellOwner {
+export interface CellOwner extends DocumentRef {
   kind: CellOwnerKind;
-  id: string;
 }
 
 /** The owner's cells in display order. */
@@ -113,13 +113,13 @@ export async function deleteAllCells(m: AppDbManager, owner: CellOwner): Promise
 }
 
 /**
- * Appends a reply to the owner's discussion cell, read and written in the same write unit; 400 past
+ * Appends a reply to the owner's discussion cell (nothing, or what is missing), read and written in the same write unit; 400 past
  * CELL_COUNT_LIMITS.replies, the issue named `issueName` (the request member that holds the reply).
  */
-export async function addReply(m: AppDbManager, owner: CellOwner, cellId: string, reply: ReplyInput, now: Date, issueName = 'text'): Promise<ReplyOutcome> {
+export async function addReply(m: AppDbManager, owner: CellOwner, cellId: string, reply: ReplyInput, now: Date, issueName = 'text'): Promise<CellMiss | undefined> {
   const row = await findCell(m, owner, cellId);
-  if (row === null) return 'no-cell';
-  if (row.type !== 'discussion') return 'not-discussion';
+  if (row === null) return { missing: 'cell' };
+  if (row.type !== 'discussion') return { missing: 'discussion' };
   const replies = Array.isArray(row.content.replies) ? (row.content.replies as DiscussionReply[]) : [];
   if (replies.length >= CELL_COUNT_LIMITS.replies) {
     throw invalidRequest([{ in: 'body', name: issueName, message: `the discussion holds ${CELL_COUNT_LIMITS.replies} replies, the most it may` }]);
@@ -127,5 +127,5 @@ export async function addReply(m: AppDbManager, owner: CellOwner, cellId: string
   const added: DiscussionReply = { author: reply.author, text: reply.text, date: reply.date ?? todayUtc(now) };
   const content = { ...row.content, replies: [...replies, added] };
   await m.update(CellRow, { cellId }, { content, updatedAt: now.toISOString() } as QueryDeepPartialEntity<CellRow>);
-  return 'added';
+  return undefined;
 }
