@@ -18,6 +18,8 @@ export interface FailedRequest {
   readonly path: string;
   readonly status?: number;
   readonly error?: string;
+  /** The answer's first 400 characters: tells a balancer's own 502/503 from an instance's problem. */
+  readonly body?: string;
 }
 
 export interface LoadResult {
@@ -64,9 +66,9 @@ async function get(base: string, { path, tenant }: Read, result: LoadResult): Pr
   const started = performance.now();
   try {
     const res = await fetch(base + path, { headers: { 'x-request-id': tenant ?? 'none' } });
-    await res.arrayBuffer();
+    const body = await res.text();
     result.latenciesMs.push(performance.now() - started);
-    if (res.status >= 500) result.failed.push({ path, status: res.status });
+    if (res.status >= 500) result.failed.push({ path, status: res.status, body: body.slice(0, 400) });
     else if (res.status !== 200) result.other.push({ path, status: res.status });
   } catch (err) {
     result.failed.push({ path, error: (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message });
@@ -117,9 +119,26 @@ export function servedSince(instances: readonly Instance[], since: readonly numb
   return byTenant;
 }
 
+/** Requests with an `X-Request-Id` (the load's, not the balancer's health checks) the instances logged since `since`, together. */
+export const loggedSince = (instances: readonly Instance[], since: readonly number[]): number =>
+  instances.reduce((sum, instance, i) => sum + instance.served.slice(since[i]).filter((request) => request.clientRequestId !== null).length, 0);
+
 /** The `p`-quantile (0–1) of `values`. */
 export function quantile(values: readonly number[], p: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+/** Sends tenantless reads through `base` until every one of `instances` has served one: the balancer sees them all up. */
+export async function untilBalancedOver(base: string, instances: readonly Instance[], deadline = 30_000): Promise<void> {
+  const since = mark(instances);
+  const giveUpAt = Date.now() + deadline;
+  for (let i = 0; ; i++) {
+    const missing = instances.filter((instance, n) => !instance.served.slice(since[n]).some((request) => request.clientRequestId === 'none'));
+    if (missing.length === 0) return;
+    if (Date.now() > giveUpAt) throw new Error(`the balancer sent no request to ${missing.map((instance) => instance.name).join(', ')} within ${deadline} ms`);
+    await runLoad(base, [TENANTLESS[i % TENANTLESS.length]!], 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
