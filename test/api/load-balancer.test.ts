@@ -40,12 +40,6 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
     await cluster?.close();
   });
 
-  /** Every instance running, with an empty cache. */
-  async function coldInstances(): Promise<void> {
-    await Promise.all(cluster.instances.map((instance) => instance.kill()));
-    await Promise.all(cluster.instances.map((instance) => instance.start({ fresh: true })));
-  }
-
   /** Reads every tenant once through `balancer`, from one client; the instance each tenant was served by. */
   async function onePass(balancer: Balancer): Promise<Map<string, string>> {
     const since = mark(cluster.instances);
@@ -102,7 +96,7 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
       let home: Map<string, string>;
 
       before(async () => {
-        await coldInstances();
+        await cluster.restartCold();
         balancer = await startBalancer(kind, { ports: cluster.instances.map((instance) => instance.port) });
         await untilBalancedOver(balancer.url, cluster.instances);
       });
@@ -126,7 +120,7 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
       });
 
       it('without the hash (round robin), the same load downloads each tenant on most instances', async () => {
-        await coldInstances();
+        await cluster.restartCold();
         const roundRobin = await startBalancer(kind, { ports: cluster.instances.map((instance) => instance.port), routing: 'roundrobin' });
         try {
           await untilBalancedOver(roundRobin.url, cluster.instances);
@@ -137,7 +131,7 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
         } finally {
           await roundRobin.close();
         }
-        await coldInstances();
+        await cluster.restartCold();
         await untilBalancedOver(balancer.url, cluster.instances);
         expect(await onePass(balancer)).to.deep.equal(home);
       });

@@ -45,6 +45,8 @@ export interface DeskCluster {
   readonly instances: readonly Instance[];
   /** Bytes of one tenant file in the store. */
   readonly tenantBytes: number;
+  /** Kills every instance and starts it again with an empty cache. */
+  restartCold(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -95,7 +97,11 @@ export async function startDeskCluster(options: ClusterOptions): Promise<DeskClu
       instances.push(managedInstance(name, await freePort(), path.join(root, name), env));
     }
     await Promise.all(instances.map((instance) => instance.start()));
-    return { postgres, store, tenants, instances, tenantBytes: fs.statSync(demoKlsFile('ost', 'kantonsspital')).size, close };
+    const restartCold = async (): Promise<void> => {
+      await Promise.all(instances.map((instance) => instance.kill()));
+      await Promise.all(instances.map((instance) => instance.start({ fresh: true })));
+    };
+    return { postgres, store, tenants, instances, tenantBytes: fs.statSync(demoKlsFile('ost', 'kantonsspital')).size, restartCold, close };
   } catch (err) {
     await close();
     throw err;

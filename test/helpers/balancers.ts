@@ -9,7 +9,8 @@ import { until } from './until.js';
 // configurations docs/deployment.md shows, read from docs/deployment/ as they are. The harness changes addresses
 // only: the `bind` (HAProxy) or `listen` (nginx) address becomes 127.0.0.1 and a free port, and the `server` lines'
 // addresses, in order, become the instances' (the names, options and every other line stay). For the comparison
-// without affinity the line that hashes (`balance hash …`, `hash … consistent;`) is swapped for round robin.
+// without affinity the line that hashes (`balance hash …`, `hash … consistent;`) is swapped for round robin; the
+// bench also adds a `hash-balance-factor` to HAProxy's.
 
 const DOCS = path.resolve(import.meta.dirname, '..', '..', 'docs', 'deployment');
 
@@ -31,6 +32,8 @@ export interface BalancerOptions {
   ports: readonly number[];
   /** `hash` (the configuration as written) or `roundrobin` (its hashing line swapped for round robin). */
   routing?: 'hash' | 'roundrobin';
+  /** HAProxy only: a `hash-balance-factor` added after `hash-type` (the bench's comparison; the file sets none). */
+  balanceFactor?: number;
 }
 
 /** The path of Debian's binary, or a failure that says how to install it (a test needing it fails, never skips). */
@@ -54,6 +57,7 @@ export function substituteAddresses(kind: BalancerKind, config: string, listenPo
       if (port === undefined) throw new Error(`${kind} configuration has more server lines than the ${options.ports.length} instances`);
       return line.replace(server, `$1127.0.0.1:${port}`);
     }
+    if (options.balanceFactor !== undefined && kind === 'haproxy' && /^\s*hash-type\s/.test(line)) return `${line}\n  hash-balance-factor ${options.balanceFactor}`;
     if (options.routing === 'roundrobin' && kind === 'haproxy' && /^\s*balance\s/.test(line)) return line.replace(/balance\s.*$/, 'balance roundrobin');
     if (options.routing === 'roundrobin' && kind === 'nginx' && /^\s*hash\s/.test(line)) return line.replace(/hash\s.*$/, '# round robin: no hash');
     return line;
