@@ -68,7 +68,7 @@ async function get(base: string, { path, tenant }: Read, result: LoadResult): Pr
     const res = await fetch(base + path, { headers: { 'x-request-id': tenant ?? 'none' } });
     const body = await res.text();
     result.latenciesMs.push(performance.now() - started);
-    if (res.status >= 500) result.failed.push({ path, status: res.status, body: body.slice(0, 400) });
+    if (res.status >= 500) result.failed.push({ path, status: res.status, body: body.slice(0, 600) });
     else if (res.status !== 200) result.other.push({ path, status: res.status });
   } catch (err) {
     result.failed.push({ path, error: (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message });
