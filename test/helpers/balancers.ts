@@ -82,7 +82,10 @@ export async function startBalancer(kind: BalancerKind, options: BalancerOptions
     args = ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log')];
   }
   const check = spawnSync(binary, kind === 'haproxy' ? ['-c', ...args] : [...args, '-t'], { encoding: 'utf8' });
-  if (check.status !== 0) throw new Error(`${kind} refuses the configuration: ${check.stderr.trim()}`);
+  if (check.status !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`${kind} refuses the configuration: ${check.stderr.trim()}`);
+  }
   const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stderr = '';
