@@ -12,17 +12,18 @@ export function machineLine(): string {
 }
 
 /**
- * Replaces the section `id` of docs/benchmarks.md (between `<!-- bench:id -->` and `<!-- /bench:id -->`) with
- * `markdown` and the machine line; a section not on the page yet is appended. The rest of the page is kept.
+ * Replaces the section `id` of `file` (docs/benchmarks.md unless another page is given), between `<!-- bench:id -->`
+ * and `<!-- /bench:id -->`, with `markdown` and the machine line; a section not on the page yet is appended. The rest
+ * of the page is kept.
  */
-export function writeBenchSection(id: string, markdown: string, command = `npm run bench -- ${id}`): void {
+export function writeBenchSection(id: string, markdown: string, command = `npm run bench -- ${id}`, file = BENCHMARKS_PAGE): void {
   const start = `<!-- bench:${id} -->`;
   const end = `<!-- /bench:${id} -->`;
   const body = `${start}\n${markdown.trim()}\n\n_Measured by \`${command}\`, ${machineLine()}._\n${end}`;
-  const page = fs.existsSync(BENCHMARKS_PAGE) ? fs.readFileSync(BENCHMARKS_PAGE, 'utf8') : '# Benchmarks\n';
+  const page = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
   const from = page.indexOf(start);
   const to = page.indexOf(end);
   const next = from >= 0 && to > from ? page.slice(0, from) + body + page.slice(to + end.length) : `${page.trimEnd()}\n\n${body}\n`;
-  fs.writeFileSync(BENCHMARKS_PAGE, next);
-  console.log(`docs/benchmarks.md: section ${id} written`);
+  fs.writeFileSync(file, next);
+  console.log(`docs/${path.basename(file)}: section ${id} written`);
 }

@@ -1,0 +1,192 @@
+import { expect } from 'chai';
+import { startDeskCluster, type DeskCluster, type Instance } from '../helpers/balancer-cluster.js';
+import { loggedSince, loadUntil, mark, runLoad, servedSince, TENANTLESS, tenantReads, untilBalancedOver, type LoadResult } from '../helpers/balancer-load.js';
+import { startBalancer, type Balancer, type BalancerKind } from '../helpers/balancers.js';
+import { until } from '../helpers/until.js';
+
+// Debian's HAProxy and nginx running the configurations docs/deployment.md includes (docs/deployment/haproxy.cfg,
+// nginx.conf; only the addresses are changed) in front of three store-mode instances of the built server, each
+// cache bound at 12 MiB for 30 tenants of 0.7 MiB (21 MiB, so one cache holds about half of them). Reads name
+// their tenant as the contract does: in the path, the first path segment or `?tenant=`, as a slug or a composite ID.
+
+const TENANTS = 30;
+const CLIENTS = 8;
+/** Longer than HAProxy's checks take to mark an instance down (inter 2 s × fall 2) plus a margin. */
+const SHUTDOWN_DELAY_MS = 6000;
+
+/** The instance that served each tenant, when every tenant was served by exactly one. */
+function homes(served: Map<string, Set<string>>, tenants: readonly string[]): Map<string, string> {
+  const home = new Map<string, string>();
+  for (const tenant of tenants) {
+    const slug = tenant.split('.')[1]!;
+    const by = [...(served.get(slug) ?? [])];
+    expect(by, `instances that served ${slug}`).to.have.length(1);
+    home.set(slug, by[0]!);
+  }
+  return home;
+}
+
+const summary = (result: LoadResult): string =>
+  `${result.requests} requests, ${result.failed.length} failed${result.failed.length > 0 ? ` (${JSON.stringify(result.failed.slice(0, 3))})` : ''}`;
+
+describe('tenant affinity behind a real load balancer, configured as docs/deployment.md shows', function () {
+  this.timeout(300_000);
+  let cluster: DeskCluster;
+
+  before(async () => {
+    cluster = await startDeskCluster({ instances: 3, tenants: TENANTS, cacheMb: 12, env: { SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS) } });
+  });
+  after(async () => {
+    await cluster?.close();
+  });
+
+  /** Reads every tenant once through `balancer`, from one client; the instance each tenant was served by. */
+  async function onePass(balancer: Balancer): Promise<Map<string, string>> {
+    const since = mark(cluster.instances);
+    const result = await runLoad(balancer.url, tenantReads(cluster.tenants, 1, 7), 1);
+    expect(result.failed, summary(result)).to.deep.equal([]);
+    await until(() => loggedSince(cluster.instances, since) >= result.requests, { what: 'the request lines' });
+    return homes(servedSince(cluster.instances, since), cluster.tenants);
+  }
+
+  /** Load until `event` has happened and every tenant was read after it; the load and what was served after it. */
+  async function loadAround(balancer: Balancer, event: () => Promise<void>): Promise<{ result: LoadResult; after: Map<string, Set<string>> }> {
+    let stop: () => void = () => {};
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const started = mark(cluster.instances);
+    const load = loadUntil(balancer.url, tenantReads(cluster.tenants, 6, 3), CLIENTS, stopped);
+    await until(() => loggedSince(cluster.instances, started) >= 2 * TENANTS, { deadline: 30_000, what: 'the load to run' });
+    let after: number[] = [];
+    try {
+      await event();
+      after = mark(cluster.instances);
+      await until(() => servedSince(cluster.instances, after).size >= TENANTS && loggedSince(cluster.instances, after) >= 2 * TENANTS, {
+        deadline: 60_000,
+        what: 'every tenant to be read after it',
+      });
+    } finally {
+      stop();
+    }
+    const result = await load;
+    // the last request lines (a killed instance's requests in flight are never logged)
+    await until(() => loggedSince(cluster.instances, started) >= result.requests - result.failed.length - CLIENTS, { what: 'the request lines' });
+    return { result, after: servedSince(cluster.instances, after) };
+  }
+
+  /** The instance with the most tenants (its loss moves the most). */
+  const busiest = (home: Map<string, string>): Instance =>
+    cluster.instances.reduce((a, b) => ([...home.values()].filter((n) => n === a.name).length >= [...home.values()].filter((n) => n === b.name).length ? a : b));
+
+  /** Only `gone`'s tenants moved, and each to one instance; the others stayed at home. */
+  function expectOnlyItsTenantsMoved(home: Map<string, string>, served: Map<string, Set<string>>, gone: Instance): void {
+    for (const [slug, at] of home) {
+      const by = [...(served.get(slug) ?? [])];
+      if (at === gone.name) {
+        expect(by, `instances that served ${slug}, a tenant of the lost instance`).to.not.include(gone.name);
+        expect(by, `instances that served ${slug}`).to.have.length.within(1, 2);
+      } else {
+        expect(by, `instances that served ${slug}, which stays where it was`).to.deep.equal([at]);
+      }
+    }
+  }
+
+  for (const kind of ['haproxy', 'nginx'] as const satisfies readonly BalancerKind[]) {
+    describe(kind, () => {
+      let balancer: Balancer;
+      let home: Map<string, string>;
+
+      before(async () => {
+        await cluster.restartCold();
+        balancer = await startBalancer(kind, { ports: cluster.instances.map((instance) => instance.port) });
+        await untilBalancedOver(balancer.url, cluster.instances);
+      });
+      after(async () => {
+        await balancer?.close();
+      });
+
+      it('sends each tenant to one instance: about one download per tenant for six reads of each; tenantless reads go anywhere', async () => {
+        cluster.store.resetTraffic();
+        const since = mark(cluster.instances);
+        const result = await runLoad(balancer.url, [...tenantReads(cluster.tenants, 6), ...TENANTLESS, ...TENANTLESS, ...TENANTLESS], CLIENTS);
+        expect(result.failed, summary(result)).to.deep.equal([]);
+        expect(result.other).to.deep.equal([]);
+        await until(() => loggedSince(cluster.instances, since) >= result.requests, { what: 'the request lines' });
+        const served = servedSince(cluster.instances, since);
+        home = homes(served, cluster.tenants);
+        // every tenant downloaded once, by its one instance (a second download only after an eviction)
+        expect(cluster.store.traffic.objectGets).to.be.within(TENANTS, Math.ceil(TENANTS * 1.1));
+        expect(new Set(home.values()).size, 'instances holding tenants').to.equal(3);
+        expect(served.get('none')?.size ?? 0, 'instances that served tenantless reads').to.be.at.least(2);
+      });
+
+      it('without the hash (round robin), three reads of each tenant download it on most instances', async () => {
+        await cluster.restartCold();
+        const roundRobin = await startBalancer(kind, { ports: cluster.instances.map((instance) => instance.port), routing: 'roundrobin' });
+        try {
+          await untilBalancedOver(roundRobin.url, cluster.instances);
+          cluster.store.resetTraffic();
+          const result = await runLoad(roundRobin.url, tenantReads(cluster.tenants, 3), CLIENTS);
+          expect(result.failed, summary(result)).to.deep.equal([]);
+          expect(cluster.store.traffic.objectGets / TENANTS).to.be.at.least(2);
+        } finally {
+          await roundRobin.close();
+        }
+        // the same instances as before: the hash alone decides, whatever the caches hold
+        await untilBalancedOver(balancer.url, cluster.instances);
+        expect(await onePass(balancer)).to.deep.equal(home);
+      });
+
+      it(`drains an instance on SIGTERM with SHUTDOWN_DELAY_MS: ${kind === 'haproxy' ? 'no request fails' : 'only reads waiting for a download when the delay ends fail'}, only its tenants move; back, they return`, async () => {
+        const leaving = busiest(home);
+        const { result, after } = await loadAround(balancer, async () => {
+          expect(await leaving.drain()).to.equal(0);
+        });
+        console.log(`      ${kind}, an instance drained under ${CLIENTS} clients: ${summary(result)}`);
+        if (kind === 'haproxy') {
+          expect(result.failed, summary(result)).to.deep.equal([]);
+        } else {
+          // nginx has no readiness check: the instance gets requests until its delay ends, and one that waits for a
+          // tenant's download then is answered 503 (the drain stops downloads); nothing else fails
+          expect(result.failed.length, summary(result)).to.be.at.most(CLIENTS);
+          for (const failed of result.failed) {
+            expect(failed.status, JSON.stringify(failed)).to.equal(503);
+            expect(failed.body, JSON.stringify(failed)).to.include('could not be fetched into the cache');
+          }
+        }
+        expectOnlyItsTenantsMoved(home, after, leaving);
+        await leaving.start();
+        const itsTenant = [...home].find(([, at]) => at === leaving.name)![0];
+        await until(
+          async () => {
+            const since = mark(cluster.instances);
+            await runLoad(balancer.url, tenantReads([`lb.${itsTenant}`], 1), 1);
+            return servedSince(cluster.instances, since).get(itsTenant)?.has(leaving.name);
+          },
+          { deadline: 30_000, every: 200, what: `${kind} to send ${itsTenant} back to ${leaving.name}` },
+        );
+        await untilBalancedOver(balancer.url, cluster.instances);
+        expect(await onePass(balancer)).to.deep.equal(home);
+      });
+
+      it('loses an instance to SIGKILL under load: at most the requests in flight fail, only its tenants move; back, they return', async () => {
+        const lost = busiest(home);
+        const { result, after } = await loadAround(balancer, () => lost.kill());
+        console.log(`      ${kind}, an instance killed under ${CLIENTS} clients: ${summary(result)}`);
+        expect(result.failed.length, summary(result)).to.be.at.most(CLIENTS);
+        expectOnlyItsTenantsMoved(home, after, lost);
+        await lost.start();
+        const itsTenant = [...home].find(([, at]) => at === lost.name)![0];
+        await until(
+          async () => {
+            const since = mark(cluster.instances);
+            await runLoad(balancer.url, tenantReads([`lb.${itsTenant}`], 1), 1);
+            return servedSince(cluster.instances, since).get(itsTenant)?.has(lost.name);
+          },
+          { deadline: 30_000, every: 200, what: `${kind} to send ${itsTenant} back to ${lost.name}` },
+        );
+        await untilBalancedOver(balancer.url, cluster.instances);
+        expect(await onePass(balancer)).to.deep.equal(home);
+      });
+    });
+  }
+});
