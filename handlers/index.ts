@@ -48,6 +48,7 @@ import { saveSignalDefinition } from './save-signal-definition.js';
 import { validateSignalDefinition } from './validate-signal-definition.js';
 import { createNarrative } from './create-narrative.js';
 import { getDrift } from './get-drift.js';
+import { streamTenantEvents } from './stream-tenant-events.js';
 
 const implemented = {
   getHealth,
@@ -98,6 +99,7 @@ const implemented = {
   compileSignalDefinition,
   createNarrative,
   getDrift,
+  streamTenantEvents,
 };
 
 /** An operation may not be both implemented and on the 501 list. */

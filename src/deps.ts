@@ -39,6 +39,8 @@ import { KlsStore } from './store/kls-store.js';
 import { MinioObjectStore, type FileSink } from './store/object-store.js';
 import { StoreTransport } from './store/store-transport.js';
 import { RefreshChannel } from './store/refresh-channel.js';
+import { ChangeFeed, localTransport } from './events/change-feed.js';
+import { postgresTransport } from './events/event-channel.js';
 import { AfsDefinitions } from './signals/afs-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
@@ -71,6 +73,8 @@ export interface OwnedDeps extends Deps {
   readonly readers: Readers & { close(): Promise<void> };
   /** The signal contract checker and compiler and the parser of stored definitions. */
   readonly signalTools: SignalTools;
+  /** The tenants' change events and their streams (ended as the server stops accepting connections). */
+  readonly events: ChangeFeed;
   /** The clock that stamps what notebooks, notes and saved views write. */
   readonly now: () => number;
   close(): Promise<void>;
@@ -160,6 +164,11 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const { drift, languageModel } = createOutboundPorts(config, log, tenants);
   const readers = options.readers ?? createReaders(config.readerThreads);
   const drain = new Drain();
+  // With a PostgreSQL app database every instance hears every instance's events, in one order.
+  const eventsUrl = config.appDb.kind === 'postgres' ? config.appDb.url : null;
+  const events = new ChangeFeed(config.events, Date.now, (receiver) =>
+    eventsUrl === null ? localTransport(receiver, Date.now) : postgresTransport(eventsUrl, receiver, log.child({ component: 'change-events' })),
+  );
   return {
     config,
     log,
@@ -192,8 +201,10 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     limits,
     drain,
     metrics,
+    events,
     now,
     async close() {
+      await events.close();
       clearInterval(scanTimer);
       searchIndexes.close();
       signalTools.close();
