@@ -16,8 +16,8 @@ describe('change events (src/http/change-events.ts, src/events/)', () => {
     expect(Object.keys(CHANGES).sort()).to.deep.equal(writes.sort());
     const names = new Set<string>(document.components.schemas.ChangeEventName.enum);
     for (const [operationId, changeOf] of Object.entries(CHANGES)) {
-      for (const ids of [{}, { cell_id: 'c', note_id: 'n', view_id: 'v' }]) {
-        for (const created of [{}, { cell_id: 'c2', note_id: 'n2', view_id: 'v2' }]) {
+      for (const ids of [{}, { cell_id: 'c', note_id: 'n', view_id: 'v' }] as Record<string, string>[]) {
+        for (const created of [{}, { cell_id: 'c2', note_id: 'n2', view_id: 'v2' }] as Record<string, string>[]) {
           const change = changeOf(ids, created);
           expect(names.has(change.name), `${operationId}: ${change.name}`).to.equal(true);
           expect(document.components.schemas.ChangeEvent.properties.resource.enum).to.include(change.resource);
