@@ -3,6 +3,7 @@ import { addNotebookCell } from '../helpers/collaboration.js';
 import { EventStreamClient } from '../helpers/event-stream.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const EVENTS = '/kantonsspital/api/events';
 
@@ -67,6 +68,18 @@ describe('GET /{tenant}/api/events across instances on one PostgreSQL app databa
     await onB.started();
     await postgres.stop();
     try {
+      // while the instance cannot hear the others, a new stream is refused (503) and nothing is sent
+      const refused = await until(async () => {
+        const tried = await EventStreamClient.open(b.url, EVENTS);
+        if (tried.status === 200) {
+          tried.close();
+          return false;
+        }
+        const body = await tried.body();
+        return tried.status === 503 ? { headers: tried.headers, body } : false;
+      }, { what: 'a 503 while PostgreSQL is away' });
+      expect(refused.headers['retry-after']).to.equal('5');
+      expect(JSON.parse(refused.body)).to.include({ status: 503 });
       await addNotebookCell(a.url, 'kantonsspital', { type: 'narrative', text: { en: 'while away' } }).catch(() => undefined);
     } finally {
       await postgres.start();
