@@ -49,7 +49,7 @@ interface TenantEvents {
 export class ChangeFeed implements ChangeEvents, EventReceiver {
   private readonly tenants = new Map<string, TenantEvents>();
   private readonly perCaller = new Map<string, number>();
-  private readonly open_ = new Set<Readable>();
+  private readonly everyStream = new Set<Readable>();
   private readonly keepAlive: NodeJS.Timeout;
   private readonly transport: EventTransport;
   /** The newest `seq` heard. */
@@ -66,14 +66,14 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
   ) {
     this.transport = connect(this);
     this.keepAlive = setInterval(() => {
-      for (const stream of this.open_) this.write(stream, ': keep-alive\n\n');
+      for (const stream of this.everyStream) this.write(stream, ': keep-alive\n\n');
     }, settings.keepAliveMs);
     this.keepAlive.unref();
   }
 
   /** Streams open on this instance. */
   get openStreams(): number {
-    return this.open_.size;
+    return this.everyStream.size;
   }
 
   publish(name: Exclude<ChangeEventName, 'reload'>, data: ChangeEventData): void {
@@ -91,13 +91,13 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
     if (mine >= streamsPerCaller) {
       throw new Problem('too-many-requests', `at most ${streamsPerCaller} event streams open at once per caller; retry in ${RETRY_AFTER_S} s`, { retryAfterSeconds: RETRY_AFTER_S });
     }
-    if (this.open_.size >= streamsMax) {
+    if (this.everyStream.size >= streamsMax) {
       throw new Problem('too-many-requests', `this instance has ${streamsMax} event streams open; retry in ${RETRY_AFTER_S} s`, { retryAfterSeconds: RETRY_AFTER_S });
     }
     const tenant = this.tenantOf(tenantId);
     const stream = new Readable({ read() {} });
     this.perCaller.set(caller.limitKey, mine + 1);
-    this.open_.add(stream);
+    this.everyStream.add(stream);
     tenant.streams.add(stream);
     let expiry: NodeJS.Timeout | undefined;
     if (caller.expiresAtMs !== undefined) {
@@ -106,7 +106,7 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
     }
     stream.once('close', () => {
       clearTimeout(expiry);
-      this.open_.delete(stream);
+      this.everyStream.delete(stream);
       tenant.streams.delete(stream);
       const left = (this.perCaller.get(caller.limitKey) ?? 1) - 1;
       if (left > 0) this.perCaller.set(caller.limitKey, left);
@@ -142,7 +142,7 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
   endStreams(): void {
     this.ended = true;
     clearInterval(this.keepAlive);
-    for (const stream of this.open_) stream.push(null);
+    for (const stream of this.everyStream) stream.push(null);
   }
 
   async close(): Promise<void> {
