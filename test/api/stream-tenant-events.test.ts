@@ -198,6 +198,21 @@ describe('GET /{tenant}/api/events: bounds and shutdown', () => {
     }
   });
 
+  it('answers 429 with Retry-After past the streams of the instance, whoever asks', async () => {
+    const server = await startTestServer({ env: { EVENTS_STREAMS_MAX: '1' } });
+    const held = await EventStreamClient.open(server.url, EVENTS);
+    try {
+      expect(held.status).to.equal(200);
+      const refused = await call(server.url, '/west.hopital-cantonal/api/events');
+      expectProblem(refused, 429);
+      expect(refused.headers.get('retry-after')).to.equal('5');
+      expect(refused.body.detail).to.include('this instance has 1 event streams open');
+    } finally {
+      held.close();
+      await server.close();
+    }
+  });
+
   it('ends every stream cleanly when the server stops, well within the grace period', async () => {
     const server = await startTestServer();
     const stream = await EventStreamClient.open(server.url, EVENTS);
