@@ -152,7 +152,7 @@ export async function run(): Promise<void> {
     ];
     lines.push('', `Rounds of other requests' p99, without / with: ${without.map((v) => fmt(v)).join(', ')} ms / ${withStreams.map((v) => fmt(v)).join(', ')} ms.`);
     console.log(lines.join('\n'));
-    writeBenchSection('events', `### Event streams\n\n${lines.join('\n')}`);
+    writeBenchSection('events', `## Event streams: delivery across instances, the cost of idle streams\n\n${lines.join('\n')}`);
   } finally {
     for (const stream of streams) stream.close();
     agent.destroy();
