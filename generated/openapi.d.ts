@@ -1247,6 +1247,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{tenant}/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's changes as they happen (Server-Sent Events)
+         * @description A stream of `text/event-stream` (the HTML standard's Server-Sent Events, read by
+         *     the browser's `EventSource`) that tells of every change to the tenant's notebook
+         *     (a cell added, changed or deleted, a discussion reply), its notes (created,
+         *     changed, deleted, a cell or reply added, a cell changed or deleted) and its saved
+         *     views (created, changed, deleted), made by anyone through any instance of the
+         *     server sharing its app database, as soon as the write is answered (within a
+         *     second; with a SQLite app database there is one instance). A write that changed
+         *     nothing (`ok: false`, a refused precondition, any 4xx) is no event.
+         *
+         *     Each event has an `id:` (opaque, ordered, the same on every instance), an
+         *     `event:` naming the kind of change (`notebook-cell-added`, …; see
+         *     `ChangeEventName`) and one line of `data:` holding a `ChangeEvent` in JSON: the
+         *     kind of resource and its ID, the new entity tag of what a client would revalidate
+         *     or send in `If-Match` (the notebook, the note, the view; `null` after a delete),
+         *     who made the change and when. A client holding a copy whose `ETag` differs from
+         *     the event's `etag` knows it is stale without asking. The stream begins with
+         *     `retry:` (how many milliseconds a browser waits before it reconnects,
+         *     `EVENTS_RETRY_MS`) and sends a comment line (`: keep-alive`) at least every
+         *     `EVENTS_KEEPALIVE_MS` (default 15 s) so that proxies keep the connection.
+         *
+         *     **Resume**: a client that reconnects with `Last-Event-ID` (the browser sends it by
+         *     itself) gets the events it missed, in order and without duplicates, then the new
+         *     ones. Each instance keeps the last `EVENTS_RESUME_EVENTS` (default 1,000) events
+         *     of a tenant that are at most `EVENTS_RESUME_MS` (default 15 minutes) old. An ID
+         *     older than that, from before the instance started or its link to the other
+         *     instances broke, or that the server never sent, is answered by one event
+         *     `reload` first: the client reloads what it shows, then follows the stream.
+         *
+         *     The stream is never compressed nor buffered (`Cache-Control: no-store`,
+         *     `X-Accel-Buffering: no`). It ends when the bearer token expires (with sign-in:
+         *     the client reconnects with a fresh one) and when the instance shuts down (the
+         *     browser reconnects, through the load balancer, to another instance). Without
+         *     sign-in the browser's `EventSource` reads it directly; with sign-in the request
+         *     must carry `Authorization`, which `EventSource` cannot send: use a reader built on
+         *     `fetch` (docs/live-updates.md).
+         *
+         *     At most `EVENTS_STREAMS_PER_CALLER` (default 16) streams per caller and
+         *     `EVENTS_STREAMS_MAX` (default 5,000) per instance are open at once; beyond them
+         *     429 with `Retry-After`. 503 with `Retry-After` while the instance cannot hear the
+         *     other instances (PostgreSQL app database unreachable) or is shutting down. 404
+         *     for an unknown tenant or one outside the token's tenants claim; nothing is sent
+         *     on any refusal.
+         *
+         *     **Role** (with sign-in): `viewer`, on a tenant in the token's tenants claim.
+         */
+        get: operations["streamTenantEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{tenant}/taxonomies/{taxonomy_id}/members": {
         parameters: {
             query?: never;
@@ -3915,6 +3978,92 @@ export interface components {
              */
             jaccard: number;
         };
+        /**
+         * @description The `event:` of an event of `GET /{tenant}/api/events`: what changed. Every name
+         *     but `reload` carries a `ChangeEvent`; `reload` a `ReloadEvent`.
+         * @example notebook-cell-added
+         * @enum {string}
+         */
+        ChangeEventName: "notebook-cell-added" | "notebook-cell-changed" | "notebook-cell-deleted" | "discussion-reply-added" | "note-created" | "note-changed" | "note-deleted" | "note-cell-added" | "note-cell-changed" | "note-cell-deleted" | "note-reply-added" | "view-created" | "view-changed" | "view-deleted" | "reload";
+        /**
+         * @description The `data:` of an event of `GET /{tenant}/api/events` (every `event:` but
+         *     `reload`), one line of JSON.
+         */
+        ChangeEvent: {
+            /**
+             * @description The tenant's composite ID.
+             * @example ost.kantonsspital
+             */
+            tenant_id: string;
+            /**
+             * @description The kind of resource that changed: a cell of the notebook, a reply of one
+             *     of its discussion cells, a note, a cell of a note (or a reply of one), a
+             *     saved view.
+             * @example notebook-cell
+             * @enum {string}
+             */
+            resource: "notebook-cell" | "discussion-reply" | "note" | "note-cell" | "view";
+            /**
+             * @description The ID of what changed: the cell's `id` (for a reply: its discussion
+             *     cell's), the note's `note_id`, the view's `view_id`.
+             * @example 0b7e4c9a-2f1d-4a6b-9c3e-5d8f1a2b4c6e
+             */
+            id: string;
+            /**
+             * @description The note of a `note-cell`; `null` for every other resource.
+             * @example null
+             */
+            note_id: string | null;
+            /**
+             * @description The new entity tag of what a client revalidates (`If-None-Match`) or sends
+             *     in `If-Match`: the notebook's for its cells and replies, the note's for a
+             *     note and its cells, the view's. `null` when the resource is gone (a delete)
+             *     or the write's answer carries no tag. A copy whose `ETag` differs is stale.
+             * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
+             */
+            etag: string | null;
+            by: components["schemas"]["ChangeAuthor"];
+            /**
+             * Format: date-time
+             * @description When the write was answered (UTC).
+             * @example 2026-11-21T09:41:00.000Z
+             */
+            at: string;
+        };
+        /**
+         * @description Who made the change, from the bearer token (`sub`, `name` else `sub`, `email`);
+         *     `null` without sign-in (the desk has one user, its git identity).
+         */
+        ChangeAuthor: {
+            /** @example auth0|5f1c */
+            sub: string;
+            /** @example Anna Muster */
+            name: string | null;
+            /** @example anna.muster@example.ch */
+            email: string | null;
+        } | null;
+        /**
+         * @description The `data:` of the event `reload` of `GET /{tenant}/api/events`: the events after
+         *     the client's `Last-Event-ID` cannot all be sent (`gap`: older than the window the
+         *     instance keeps, from before it started or while it could not hear the other
+         *     instances, or an ID it never sent). Reload what is shown (the notebook, the
+         *     notes, the views), then follow the stream; the event's own `id:` is where the
+         *     stream goes on from.
+         */
+        ReloadEvent: {
+            /** @example ost.kantonsspital */
+            tenant_id: string;
+            /**
+             * @example gap
+             * @enum {string}
+             */
+            reason: "gap";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T11:15:00.000Z
+             */
+            at: string;
+        };
     };
     responses: {
         /**
@@ -4269,6 +4418,58 @@ export interface components {
                  *       "status": 429,
                  *       "detail": "at most 10 narratives per minute per caller; retry in 42 s",
                  *       "instance": "/api/explain-narrative",
+                 *       "requestId": "01JD2X6V4S8K9Q3M7N5P0R2T4W"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The caller has `EVENTS_STREAMS_PER_CALLER` event streams open (default 16; per
+         *     caller: the token's `sub` with sign-in, the client address without), or the
+         *     instance `EVENTS_STREAMS_MAX` (default 5,000). Nothing was sent; open the stream
+         *     again after `Retry-After` seconds, or close one of the caller's others first. A
+         *     browser's `EventSource` does not reconnect after this answer by itself.
+         */
+        TooManyStreams: {
+            headers: {
+                "X-Build-Label": components["headers"]["XBuildLabel"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/too-many-requests",
+                 *       "title": "Too many requests",
+                 *       "status": 429,
+                 *       "detail": "at most 16 event streams open at once per caller; retry in 5 s",
+                 *       "instance": "/kantonsspital/api/events",
+                 *       "requestId": "01JD2X6V4S8K9Q3M7N5P0R2T4W"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The instance cannot follow the changes of the other instances now (its link to
+         *     the PostgreSQL app database is being made again), or it is shutting down.
+         *     Nothing was sent; open the stream again after `Retry-After` seconds.
+         */
+        EventsUnavailable: {
+            headers: {
+                "X-Build-Label": components["headers"]["XBuildLabel"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://analytics-desk.example/problems/service-unavailable",
+                 *       "title": "Service unavailable",
+                 *       "status": 503,
+                 *       "detail": "the changes of the other instances cannot be followed now; retry later",
+                 *       "instance": "/kantonsspital/api/events",
                  *       "requestId": "01JD2X6V4S8K9Q3M7N5P0R2T4W"
                  *     }
                  */
@@ -4717,6 +4918,14 @@ export interface components {
          * @example "q4mYkP0e1a3Lz7bW2cN9dR5tUvXsA"
          */
         IfMatch: string;
+        /**
+         * @description The `id:` of the last event the client received (Server-Sent Events; the
+         *     browser's `EventSource` sends it by itself when it reconnects). The stream begins
+         *     with the events after it that the server still holds; one it does not hold (too
+         *     old, unknown, from before a restart) is answered by a `reload` event first.
+         * @example pg-41
+         */
+        LastEventId: string;
     };
     requestBodies: never;
     headers: {
@@ -4744,7 +4953,7 @@ export interface components {
          * @description Caching policy. Values by operation: logo `public, max-age=86400`; pipeline
          *     artifact and report `public, max-age=3600`; drift `private, max-age=<seconds left>`
          *     (at most 300; at most 30 for failure statuses); db-status, store-status,
-         *     dimension export and metrics `no-store`; `/openapi.yaml`, `/openapi.json` and `/docs` `no-cache`; docs
+         *     dimension export, the event stream and metrics `no-store`; `/openapi.yaml`, `/openapi.json` and `/docs` `no-cache`; docs
          *     assets `public, max-age=86400`; the notebook (also the answers of `PUT` and `DELETE`
          *     of a cell), notes, saved views and signal definitions `private, no-cache`. With sign-in (`AUTH_MODE=oidc`) every response of
          *     an operation that needs a token is `private` instead of `public` (also sent when
@@ -7117,6 +7326,57 @@ export interface operations {
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["AppDatabaseUnavailable"];
+        };
+    };
+    streamTenantEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `id:` of the last event the client received (Server-Sent Events; the
+                 *     browser's `EventSource` sends it by itself when it reconnects). The stream begins
+                 *     with the events after it that the server still holds; one it does not hold (too
+                 *     old, unknown, from before a restart) is answered by a `reload` event first.
+                 * @example pg-41
+                 */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+            };
+            path: {
+                /**
+                 * @description Tenant slug (`kantonsspital`) or composite ID `<pack>.<slug>`
+                 *     (`ost.kantonsspital`). Unknown: 404; slug in two packs: 409; file still
+                 *     downloading (store mode): 503.
+                 * @example kantonsspital
+                 */
+                tenant: components["parameters"]["TenantPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The event stream, open until the token expires, the instance shuts down or
+             *     the client goes away.
+             */
+            200: {
+                headers: {
+                    "X-Build-Label": components["headers"]["XBuildLabel"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyStreams"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EventsUnavailable"];
         };
     };
     listTaxonomyMembers: {

@@ -47,6 +47,7 @@ import { saveSignalDefinition } from './save-signal-definition.js';
 import { validateSignalDefinition } from './validate-signal-definition.js';
 import { createNarrative } from './create-narrative.js';
 import { getDrift } from './get-drift.js';
+import { streamTenantEvents } from './stream-tenant-events.js';
 
 const implemented = {
   getHealth,
@@ -97,6 +98,7 @@ const implemented = {
   compileSignalDefinition,
   createNarrative,
   getDrift,
+  streamTenantEvents,
 };
 
 /** The one handler map: tsc fails when an operation of openapi.yaml has no handler or a handler has no operation. */

@@ -3,6 +3,7 @@ import { handlers as operationHandlers } from '../handlers/index.js';
 import type { HandlerMap } from './operations/contract.js';
 import type { Deps } from './ports/deps.js';
 import { auditTrail } from './http/request-outcome.js';
+import { changePublisher } from './http/change-events.js';
 import { compression } from './http/compression.js';
 import type { ContractIndex } from './http/contract-index.js';
 import { cors } from './http/guards.js';
@@ -41,7 +42,7 @@ export function createApp(deps: Deps, index: ContractIndex, handlers: HandlerMap
       serve: operationServer(index, handlers, deps),
       answerError: problemAnswer(problems),
       compress: compression(),
-      end: [...(isTracing() ? [nameRequestSpan] : []), auditTrail(deps.log, signIn), requestLog(deps.log, deps.metrics)],
+      end: [...(isTracing() ? [nameRequestSpan] : []), auditTrail(deps.log, signIn), changePublisher(deps.events, Date.now), requestLog(deps.log, deps.metrics)],
     }),
   );
   return app;

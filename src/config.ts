@@ -85,6 +85,8 @@ export interface Config {
   readonly trustProxy: TrustProxy | null;
   /** SHUTDOWN_DELAY_MS and SHUTDOWN_TIMEOUT_MS: how a SIGTERM drains the server. */
   readonly shutdown: ShutdownConfig;
+  /** The tenants' event streams: keep-alive, retry, the resume window, the bounds on open streams (docs/live-updates.md). */
+  readonly events: EventsConfig;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Traces over OTLP when an OTEL_* endpoint or exporter asks for them; null: no tracing, nothing of it loaded. */
   readonly tracing: TracingConfig | null;
@@ -172,6 +174,22 @@ export type TrustProxy = { readonly kind: 'hops'; readonly hops: number } | { re
 export interface ShutdownConfig {
   readonly delayMs: number;
   readonly timeoutMs: number;
+}
+
+/** EVENTS_*: the event streams of `GET /{tenant}/api/events` (docs/live-updates.md). */
+export interface EventsConfig {
+  /** EVENTS_KEEPALIVE_MS: the longest a stream stays silent; a comment line is sent then. */
+  readonly keepAliveMs: number;
+  /** EVENTS_RETRY_MS: the `retry:` a stream begins with (how long a browser waits before it reconnects). */
+  readonly retryMs: number;
+  /** EVENTS_RESUME_EVENTS: events of a tenant kept for resuming with Last-Event-ID. */
+  readonly resumeEvents: number;
+  /** EVENTS_RESUME_MS: how old a kept event may be. */
+  readonly resumeMs: number;
+  /** EVENTS_STREAMS_PER_CALLER: streams open at once per caller. */
+  readonly streamsPerCaller: number;
+  /** EVENTS_STREAMS_MAX: streams open at once on this instance. */
+  readonly streamsMax: number;
 }
 
 /** Thrown by loadConfig; the message is one line naming every bad variable. */
@@ -374,6 +392,14 @@ export function loadConfig(env: Env, cwd: string = process.cwd(), cores: number 
     shutdown: {
       delayMs: integer('SHUTDOWN_DELAY_MS', 0, 0, 600_000),
       timeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    },
+    events: {
+      keepAliveMs: integer('EVENTS_KEEPALIVE_MS', 15_000, 1000, 30_000),
+      retryMs: integer('EVENTS_RETRY_MS', 2000, 100, 600_000),
+      resumeEvents: integer('EVENTS_RESUME_EVENTS', 1000, 100, 100_000),
+      resumeMs: integer('EVENTS_RESUME_MS', 900_000, 300_000, 86_400_000),
+      streamsPerCaller: integer('EVENTS_STREAMS_PER_CALLER', 16, 1, 100_000),
+      streamsMax: integer('EVENTS_STREAMS_MAX', 5000, 1, 1_000_000),
     },
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     tracing: tracingConfig(text, problems),

@@ -40,6 +40,8 @@ import { KlsStore } from './store/kls-store.js';
 import { MinioObjectStore, type FileSink } from './store/object-store.js';
 import { StoreTransport } from './store/store-transport.js';
 import { RefreshChannel } from './store/refresh-channel.js';
+import { ChangeFeed, localTransport } from './events/change-feed.js';
+import { postgresTransport } from './events/event-channel.js';
 import { AfsDefinitions } from './signals/afs-store.js';
 import { bundledCommand, SignalTools, TOOL_LIMITS } from './signals/signal-tools.js';
 import { RESULT_CACHE_ENTRIES, SearchResultCache } from './search/result-cache.js';
@@ -70,6 +72,8 @@ export interface OwnedDeps extends Deps {
   readonly searchIndexes: SearchIndexes;
   /** Where exports and explains read tenant files: reader threads, or the main thread in bounded steps (READER_THREADS). */
   readonly readers: Readers & { close(): Promise<void> };
+  /** The tenants' change events and their streams (ended as the server stops accepting connections). */
+  readonly events: ChangeFeed;
   close(): Promise<void>;
 }
 
@@ -162,6 +166,11 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const { drift, languageModel } = createOutboundPorts(config, log, tenants);
   const readers = options.readers ?? createReaders(config.readerThreads);
   const drain = new Drain();
+  // With a PostgreSQL app database every instance hears every instance's events, in one order.
+  const eventsUrl = config.appDb.kind === 'postgres' ? config.appDb.url : null;
+  const events = new ChangeFeed(config.events, Date.now, (receiver) =>
+    eventsUrl === null ? localTransport(receiver, Date.now) : postgresTransport(eventsUrl, receiver, log.child({ component: 'change-events' })),
+  );
   return {
     config,
     log,
@@ -193,7 +202,9 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     limits,
     drain,
     metrics,
+    events,
     async close() {
+      await events.close();
       clearInterval(scanTimer);
       searchIndexes.close();
       signalTools.close();

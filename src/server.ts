@@ -69,6 +69,8 @@ export async function startServer(config: Config, log: Logger, options: DepsOpti
         deps.drain.begin();
         if (delayMs > 0) await wait(delayMs);
         closing = true;
+        // event streams end now: their browsers reconnect, through the load balancer, to another instance
+        deps.events.endStreams();
         // downloads, listings and refreshes in flight end now, whatever the object store does: a request that waits
         // for one answers within the grace period instead of keeping the process
         const storeStopped = deps.store?.close();

@@ -8,10 +8,10 @@ import {
   getMemberMappings, getMetrics, getNote, getNotebook, getOpenApiJson, getOpenApiYaml, getPipelineArtifact,
   getPipelineGraphHtml, getReport, getStoreStatus, getTaxonomyCardinality, getTaxonomyFanout, getTenantLogo, listNotes,
   listSharedMembers, listSignalDefinitions, listTaxonomyMembers, listViews, loadSignalDefinition, refreshStore,
-  refreshStoreViaGet, saveSignalDefinition, updateNote, updateNotebookCell, updateView, validateSignalDefinition,
+  refreshStoreViaGet, saveSignalDefinition, streamTenantEvents, updateNote, updateNotebookCell, updateView, validateSignalDefinition,
 } from '../../build/client/index.js';
 import type {
-  AddDiscussionReplyData, AddNotebookCellData, AddToNoteData, Cell, CompileSignalDefinitionData, CreateNarrativeData,
+  AddDiscussionReplyData, AddNotebookCellData, AddToNoteData, Cell, ChangeEvent, CompileSignalDefinitionData, CreateNarrativeData,
   CreateNoteData, CreateViewData, DeleteNotebookCellData, DeleteNoteData, DeleteViewData, DriftResult,
   ExplainEntityData, ExplainFindingData, ExportDimensionData, GetApiDocsAssetData, GetDbStatusData, GetDriftData,
   GetIdentityData, GetJumpbarData, GetMemberMappingsData, GetNotebookData, GetNoteData, GetPipelineArtifactData,
@@ -146,9 +146,21 @@ async function notebook(client: Client, examples: ContractExamples): Promise<voi
   const tenant = example<GetNotebookData>(examples, 'getNotebook');
   const before = cellsOf((await ok('getNotebook', getNotebook({ client, ...tenant }))).notebook);
 
+  // the tenant's changes as they happen: the SDK reads the event stream (and would resume it with Last-Event-ID);
+  // the cell is added once the stream has begun, and its event is the stream's first
+  const listening = new AbortController();
+  let begun: () => void = () => undefined;
+  const beginning = new Promise<void>((resolve) => (begun = resolve));
+  const { stream } = await streamTenantEvents({ client, ...tenant, signal: listening.signal, sseMaxRetryAttempts: 1, onSseEvent: () => begun() });
+  const firstEvent = stream.next();
+  await beginning;
   const added = await ok('addNotebookCell', addNotebookCell({ client, ...example<AddNotebookCellData>(examples, 'addNotebookCell') }));
+  // the stream's schema is text; each event's data is a ChangeEvent of the contract's schemas
+  const change = (await firstEvent).value as unknown as ChangeEvent | undefined;
+  listening.abort();
   const narrative = cellsOf(added.notebook).find((cell) => !before.some((old) => old.id === cell.id));
   check(narrative?.type === 'narrative', 'addNotebookCell added the example narrative');
+  check(change?.resource === 'notebook-cell' && change.id === narrative.id, 'streamTenantEvents told of the added cell');
   const discussionAdded = await ok('addNotebookCell', addNotebookCell({ ...tenant, client, body: { cell: { type: 'discussion', title: 'Unbilled cases' } } }));
   const discussion = cellsOf(discussionAdded.notebook).find((cell) => cell.type === 'discussion' && cell.title === 'Unbilled cases');
   check(discussion !== undefined, 'addNotebookCell added the discussion');

@@ -32,6 +32,8 @@ export interface Caller {
   readonly limitKey: string;
   /** The client address (for the audit line). */
   readonly address: string;
+  /** When the bearer token expires (its `exp`, in ms since the epoch); absent without a token. */
+  readonly expiresAtMs?: number;
 }
 
 /** The caller of a server without sign-in: may do everything on every tenant; limits count per client address. */

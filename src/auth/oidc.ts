@@ -148,6 +148,7 @@ function callerOf(payload: JWTPayload, settings: OidcSettings, log: Logger): Omi
     roles: effectiveRoles(listClaim(payload, settings.rolesClaim)),
     scope,
     limitKey: `sub:${sub}`,
+    expiresAtMs: (payload.exp as number) * 1000,
   };
 }
 

@@ -10,6 +10,7 @@ import type { Notebooks, Notes, SavedViews } from './collaboration.js';
 import type { Explanations } from './lineage.js';
 import type { Drift, NarrativeWriter } from './outbound.js';
 import type { ApiDocs, Health, TenantSource } from './server-state.js';
+import type { ChangeEvents } from './events.js';
 import type { SignalBuilder } from './signals.js';
 import type { DimensionExports, Jumpbar, Taxonomies, TenantContent } from './tenant-reads.js';
 
@@ -67,4 +68,6 @@ export interface Deps {
   readonly limits: CostLimiter;
   /** Prometheus metrics of this server (its own registry); records nothing with METRICS=off. */
   readonly metrics: Metrics;
+  /** The tenants' change events: published by writes, read by event streams (on every instance of the app database). */
+  readonly events: ChangeEvents;
 }

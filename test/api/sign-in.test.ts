@@ -44,7 +44,7 @@ describe('sign-in (AUTH_MODE=oidc)', () => {
   it('needs a token for every operation but health, metrics, the contract and the docs', () => {
     const open = operations.filter((op) => op.role === null).map((op) => op.operationId);
     expect(open.sort()).to.deep.equal(['getApiDocs', 'getApiDocsAsset', 'getHealth', 'getHealthLive', 'getHealthReady', 'getMetrics', 'getOpenApiJson', 'getOpenApiYaml']);
-    expect(guarded).to.have.length(40);
+    expect(guarded).to.have.length(41);
   });
 
   it('answers 401 with a bare challenge when no token is sent, and nothing changes', async () => {

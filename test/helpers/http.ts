@@ -24,10 +24,27 @@ export async function call(
   }
   const url = new URL(base + pathAndQuery);
   const response = await fetch(url, request);
-  const text = await response.text();
+  const text = isEventStream(response) ? await eventStreamBeginning(response) : await response.text();
   const type = response.headers.get('content-type') ?? '';
   const body = /json/.test(type) && text !== '' ? JSON.parse(text) : undefined;
   return { status: response.status, headers: response.headers, body, text, request: { method: (request.method ?? 'GET').toUpperCase(), path: url.pathname } };
+}
+
+/** Whether the answer is an event stream (which ends only when the server ends it). */
+export const isEventStream = (response: Response): boolean => (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
+
+/** What an event stream begins with, up to its first empty line (its `retry:` and `id:`); the rest is cancelled. */
+export async function eventStreamBeginning(response: Response): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!text.includes('\n\n')) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+  return text;
 }
 
 /** A request with the `Host` header given (fetch cannot set one), parsed as `call` would. */

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { OidcTiming } from '../../src/auth/oidc.js';
 import type { ContractOperation } from './contract.js';
+import { eventStreamBeginning, isEventStream } from './http.js';
 import { OidcProvider } from './oidc-provider.js';
 import { startTestServer, type TestServer } from './server.js';
 
@@ -87,7 +88,10 @@ export async function callExample(
     init.body = JSON.stringify(request.body);
     (init.headers as Record<string, string>)['content-type'] = 'application/json';
   }
-  return fetch(base + request.url, init);
+  const response = await fetch(base + request.url, init);
+  // an event stream ends only when the server ends it: its beginning stands for its body
+  if (!isEventStream(response)) return response;
+  return new Response(await eventStreamBeginning(response), { status: response.status, headers: response.headers });
 }
 
 /**

@@ -38,7 +38,7 @@ describe('access rules of the contract', () => {
     expect(() => accessRules(broken)).to.throw(/getHealth is public \(security: \[\]\) but names x-required-role; listViews needs a token but its x-required-role is undefined/);
   });
 
-  it('declares 401 and 403 wherever a token is needed, 429 exactly where a limit applies (a tenant fetch wherever a tenant file is read), and names the role in the description', () => {
+  it('declares 401 and 403 wherever a token is needed, 429 exactly where a limit applies (a tenant fetch wherever a tenant file is read, the open event streams), and names the role in the description', () => {
     for (const op of contractOperations()) {
       const raw = document.paths[op.path][op.method.toLowerCase()];
       if (op.role === null) {
@@ -49,7 +49,9 @@ describe('access rules of the contract', () => {
       expect(op.statuses, op.operationId).to.include.members(['401', '403']);
       expect(raw.description, op.operationId).to.match(new RegExp(`\\*\\*Role\\*\\* \\(with sign-in\\): \`${op.role}\``));
       const readsTenantFile = raw.responses['503']?.$ref === '#/components/responses/TenantUnavailable';
-      expect(op.statuses.includes('429'), op.operationId).to.equal(op.cost !== null || readsTenantFile);
+      // an event stream's 429 is its bound on open streams (TooManyStreams)
+      const boundsStreams = raw.responses['429']?.$ref === '#/components/responses/TooManyStreams';
+      expect(op.statuses.includes('429'), op.operationId).to.equal(op.cost !== null || readsTenantFile || boundsStreams);
     }
     expect(document.components.securitySchemes.bearerAuth).to.deep.include({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   });

@@ -1,0 +1,121 @@
+import { NotifyChannel, type ChannelQuery } from '../appdb/notify-channel.js';
+import type { Logger } from '../logger.js';
+import type { ChangeEventName } from '../ports/events.js';
+import type { EventReceiver, EventTransport } from './change-feed.js';
+
+/** The PostgreSQL channel change events travel on. */
+export const EVENTS_CHANNEL = 'analytics_desk_change_events';
+/** The sequence that gives every event of every instance its place (created on first use). */
+export const EVENTS_SEQUENCE = 'analytics_desk_change_event_seq';
+/** The advisory lock that makes events commit, and so reach every instance, in the order of their `seq`. */
+const ORDER_LOCK = '7303916154231405311';
+/** Longest payload read from the channel (PostgreSQL allows 8,000 bytes). */
+const MAX_PAYLOAD_CHARS = 8000;
+const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}\.[a-z0-9][a-z0-9_-]{0,62}$/;
+const NAMES = new Set<string>([
+  'notebook-cell-added',
+  'notebook-cell-changed',
+  'notebook-cell-deleted',
+  'discussion-reply-added',
+  'note-created',
+  'note-changed',
+  'note-deleted',
+  'note-cell-added',
+  'note-cell-changed',
+  'note-cell-deleted',
+  'note-reply-added',
+  'view-created',
+  'view-changed',
+  'view-deleted',
+] satisfies Exclude<ChangeEventName, 'reload'>[]);
+
+/**
+ * The events of every instance on one PostgreSQL app database (docs/live-updates.md): an event is sent with NOTIFY
+ * in one statement that takes its `seq` from a sequence of the database while holding an advisory lock until it
+ * commits, so every instance hears every event in the order of `seq` and gives it the same ID. Once listening (at
+ * start, or again after the connection broke) the sequence's current value is where the instance's knowledge
+ * begins: an ID before it is answered with `reload`.
+ */
+export function postgresTransport(url: string, receiver: EventReceiver, log: Logger): EventTransport {
+  // what is heard before the sequence's value is known waits, so that it is delivered after the restart
+  let pending: (string | undefined)[] | null = [];
+  const take = (payload: string | undefined): void => {
+    const event = parseEvent(payload);
+    if (event === null) log.warn({ chars: payload?.length ?? 0 }, 'change events: ignored a malformed notification');
+    else receiver.deliver(event.seq, event.tenantId, event.name, event.data);
+  };
+  const names = { channel: EVENTS_CHANNEL, applicationName: 'analytics-desk-server change events', purpose: 'change events' };
+  const opening = NotifyChannel.open(
+    url,
+    names,
+    {
+      heard: (payload) => {
+        if (pending !== null) pending.push(payload);
+        else take(payload);
+      },
+      listening: async (query: ChannelQuery) => {
+        pending ??= [];
+        try {
+          await createSequence(query);
+          const { rows } = await query<{ head: string }>(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS head FROM ${EVENTS_SEQUENCE}`, []);
+          receiver.restart(Number(rows[0]!.head));
+          for (const payload of pending) take(payload);
+        } finally {
+          pending = null;
+        }
+      },
+    },
+    log,
+  );
+  let channel: NotifyChannel | null = null;
+  void opening.then((opened) => (channel = opened));
+  return {
+    epoch: 'pg',
+    shared: true,
+    get hearing() {
+      return channel?.state === 'shared';
+    },
+    send(tenantId, name, data) {
+      const payload = `{"t":${JSON.stringify(tenantId)},"e":${JSON.stringify(name)},"d":${data}}`;
+      if (channel === null || payload.length > MAX_PAYLOAD_CHARS - 20) {
+        log.warn({ tenantId, name }, 'change events: an event could not be sent to the instances');
+        return;
+      }
+      void channel.send(`WITH ordered AS (SELECT pg_advisory_xact_lock($1::bigint)) SELECT pg_notify($2, nextval('${EVENTS_SEQUENCE}')::text || ' ' || $3) FROM ordered`, [
+        ORDER_LOCK,
+        EVENTS_CHANNEL,
+        payload,
+      ]);
+    },
+    async close() {
+      await (await opening).close();
+    },
+  };
+}
+
+/** Creates the sequence when missing; two instances starting at once may both try, and one of them loses. */
+async function createSequence(query: ChannelQuery): Promise<void> {
+  try {
+    await query(`CREATE SEQUENCE IF NOT EXISTS ${EVENTS_SEQUENCE}`, []);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code !== '23505' && code !== '42P07') throw err;
+  }
+}
+
+/** An event heard on the channel: `<seq> {"t":tenant,"e":name,"d":data}`; null for anything else (any role on the database may NOTIFY). */
+export function parseEvent(payload: string | undefined): { seq: number; tenantId: string; name: ChangeEventName; data: string } | null {
+  if (payload === undefined || payload.length > MAX_PAYLOAD_CHARS) return null;
+  const match = /^([0-9]{1,15}) (\{.*\})$/s.exec(payload);
+  if (match === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(match[2]!);
+  } catch {
+    return null;
+  }
+  const { t, e, d } = (value ?? {}) as { t?: unknown; e?: unknown; d?: unknown };
+  if (typeof t !== 'string' || !TENANT_ID.test(t) || typeof e !== 'string' || !NAMES.has(e)) return null;
+  if (d === null || typeof d !== 'object' || Array.isArray(d) || (d as { tenant_id?: unknown }).tenant_id !== t) return null;
+  return { seq: Number(match[1]), tenantId: t, name: e as ChangeEventName, data: JSON.stringify(d) };
+}
