@@ -100,6 +100,9 @@ describe('the node-gyp in front of npm’s own (tools/gyp-guard)', () => {
     const locked = lock.packages[`node_modules/${manifest.name}`];
     expect(locked).to.deep.include({ resolved: `file:${tarball}`, bin: { 'node-gyp': 'node-gyp.js' } });
     expect(locked?.dev).to.equal(undefined);
+    // nothing else brings a `node-gyp` bin: one (say node-gyp itself, hoisted) could take node_modules/.bin/node-gyp
+    const others = Object.entries(lock.packages).filter(([where, entry]) => where !== `node_modules/${manifest.name}` && entry.bin !== undefined && 'node-gyp' in entry.bin);
+    expect(others.map(([where]) => where), 'packages with a node-gyp bin beside the guard').to.deep.equal([]);
     const bytes = fs.readFileSync(path.join(root, tarball));
     const regenerate = `regenerate it: npm pack ./tools/gyp-guard --pack-destination tools && npm install ./${tarball}`;
     expect(locked?.integrity, regenerate).to.equal(`sha512-${createHash('sha512').update(bytes).digest('base64')}`);
