@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { until } from '../helpers/until.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const source = path.join(root, 'tools', 'gyp-guard');
@@ -24,7 +25,7 @@ describe('the node-gyp in front of npm’s own (tools/gyp-guard)', () => {
   after(() => fs.rmSync(folder, { recursive: true, force: true }));
 
   /** A package folder with `pkg` as its package.json; the guard run there as npm runs an install script. */
-  function runIn(pkg: object, args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+  function runIn(pkg: object, args: string[], env: Record<string, string> = {}): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
     const dir = fs.mkdtempSync(path.join(folder, 'pkg-'));
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(pkg));
     const run = spawnSync(process.execPath, [guard, ...args], {
@@ -38,7 +39,7 @@ describe('the node-gyp in front of npm’s own (tools/gyp-guard)', () => {
         ...env,
       },
     });
-    return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+    return { status: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
   }
 
   it('skips npm’s implicit rebuild of a package that says "gypfile": false and has no install script', () => {
@@ -62,6 +63,28 @@ describe('the node-gyp in front of npm’s own (tools/gyp-guard)', () => {
     expect(runIn({ name: 'g', version: '1.0.0' }, ['rebuild'], { EXIT_WITH: '7' })).to.deep.include({ status: 7 });
   });
 
+  it('ends as npm’s node-gyp ends when a signal ends it, and passes on the signals that stop an install', async () => {
+    // npm's node-gyp killed by a signal: the guard ends by the same signal, as npm's node-gyp alone would have
+    const killed = path.join(folder, 'killed-node-gyp.js');
+    fs.writeFileSync(killed, "process.kill(process.pid, 'SIGTERM');\n");
+    const run = runIn({ name: 'i', version: '1.0.0' }, ['rebuild'], { npm_config_node_gyp: killed });
+    expect({ status: run.status, signal: run.signal }).to.deep.equal({ status: null, signal: 'SIGTERM' });
+
+    // npm stops an install by signalling the script's process: npm's node-gyp behind the guard gets it too
+    const waiting = path.join(folder, 'waiting-node-gyp.js');
+    const got = path.join(folder, 'got-signal');
+    fs.writeFileSync(waiting, `process.on('SIGTERM', () => { require('fs').writeFileSync(${JSON.stringify(got)}, 'SIGTERM'); process.exit(3); });\n` +
+      `require('fs').writeFileSync(${JSON.stringify(got + '.ready')}, ''); setInterval(() => {}, 1000);\n`);
+    const dir = fs.mkdtempSync(path.join(folder, 'pkg-'));
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'j', version: '1.0.0' }));
+    const child = spawn(process.execPath, [guard, 'rebuild'], { cwd: dir, stdio: 'ignore', env: { PATH: process.env.PATH, npm_config_node_gyp: waiting } });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await until(() => fs.existsSync(got + '.ready'), { deadline: 20_000, what: 'npm’s node-gyp to start' });
+    child.kill('SIGTERM');
+    expect(await exited, 'the guard ends with npm’s node-gyp’s exit code').to.equal(3);
+    expect(fs.readFileSync(got, 'utf8')).to.equal('SIGTERM');
+  });
+
   it('refuses to run outside npm, which names its node-gyp in npm_config_node_gyp', () => {
     const run = runIn({ name: 'h', version: '1.0.0' }, ['configure'], { npm_config_node_gyp: '' });
     expect(run.status).to.equal(1);
@@ -77,6 +100,9 @@ describe('the node-gyp in front of npm’s own (tools/gyp-guard)', () => {
     const locked = lock.packages[`node_modules/${manifest.name}`];
     expect(locked).to.deep.include({ resolved: `file:${tarball}`, bin: { 'node-gyp': 'node-gyp.js' } });
     expect(locked?.dev).to.equal(undefined);
+    // nothing else brings a `node-gyp` bin: one (say node-gyp itself, hoisted) could take node_modules/.bin/node-gyp
+    const others = Object.entries(lock.packages).filter(([where, entry]) => where !== `node_modules/${manifest.name}` && entry.bin !== undefined && 'node-gyp' in entry.bin);
+    expect(others.map(([where]) => where), 'packages with a node-gyp bin beside the guard').to.deep.equal([]);
     const bytes = fs.readFileSync(path.join(root, tarball));
     const regenerate = `regenerate it: npm pack ./tools/gyp-guard --pack-destination tools && npm install ./${tarball}`;
     expect(locked?.integrity, regenerate).to.equal(`sha512-${createHash('sha512').update(bytes).digest('base64')}`);

@@ -6,7 +6,7 @@
 // install or preinstall script when that package's package.json says "gypfile": false: npm's own rule, which npm 10
 // cannot apply when it installs from a lockfile (the lockfile does not record `gypfile`). Every other call goes on
 // to npm's node-gyp, which npm names in npm_config_node_gyp for every script it runs.
-const { spawnSync } = require('child_process');
+const { spawn } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 
@@ -48,6 +48,17 @@ if (!npmGyp || realpath(npmGyp) === realpath(__filename)) {
   process.stderr.write('node-gyp: run it through npm (npm exec node-gyp, npm rebuild), which names its own node-gyp in npm_config_node_gyp\n');
   process.exit(1);
 }
-const run = spawnSync(process.execPath, [npmGyp, ...process.argv.slice(2)], { stdio: 'inherit' });
-if (run.error) throw run.error;
-process.exit(run.status === null ? 1 : run.status);
+// npm stops a script by signalling its process (this one): the signal goes on to npm's node-gyp, and this process
+// ends as that one ends, with its exit code or by its signal.
+const child = spawn(process.execPath, [npmGyp, ...process.argv.slice(2)], { stdio: 'inherit' });
+const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+for (const signal of forwarded) process.on(signal, () => child.kill(signal));
+child.once('error', (error) => {
+  process.stderr.write(`node-gyp: cannot run npm's node-gyp ${npmGyp}: ${error.message}\n`);
+  process.exit(1);
+});
+child.once('exit', (code, signal) => {
+  if (signal === null) process.exit(code);
+  for (const name of forwarded) process.removeAllListeners(name);
+  process.kill(process.pid, signal);
+});
