@@ -25,13 +25,13 @@ export interface ExportReaderJob extends ReaderJob {
 }
 
 /**
- * What an export says: whether it is truncated (first), chunks of CSV of `records` rows, UTF-8 (transferred from a
- * reader thread), then `end`; or, at once, that the path named another file than the one the main thread read the
- * table from (swapped meanwhile), or none.
+ * What an export says: whether it is truncated (first), chunks of CSV of `records` rows, UTF-8, the first `length`
+ * bytes of `bytes` (transferred from a reader thread), then `end`; or, at once, that the path named another file
+ * than the one the main thread read the table from (swapped meanwhile), or none.
  */
 export type ExportReply =
   | { kind: 'head'; id: number; final: false; truncated: boolean }
-  | { kind: 'chunk'; id: number; final: false; bytes: ArrayBuffer; records: number }
+  | { kind: 'chunk'; id: number; final: false; bytes: ArrayBuffer; length: number; records: number }
   | { kind: 'end'; id: number; final: true }
   | { kind: 'replaced'; id: number; final: true };
 
@@ -40,18 +40,16 @@ const PROBE_ROWS_PER_STEP = 50_000;
 /**
  * Chunks a reader may be ahead of the response by (about 256 KiB each): enough that the response seldom waits for
  * the reader, few enough that a slow client holds about a megabyte, and the job no step, while it does not read.
- * A chunk counts until the response is done with it.
+ * A chunk counts until the response is done with it; its buffer then comes back with the credit and is filled
+ * again, so an export allocates about this many buffers whatever its size.
  */
 const CHUNKS_AHEAD = 4;
-
-/** Where a step encodes its chunk before copying it out: one per thread, since a step copies its chunk before it returns. */
-let scratch: Buffer | null = null;
 
 /**
  * One export on a reader (a reader thread, or the main thread with READER_THREADS=off), in steps: open the file
  * (and check it is the one the main thread read the table from), learn whether more than `cap` rows match
  * (answered as `head`), then a chunk of CSV per step while fewer than CHUNKS_AHEAD chunks are out (`credit` says
- * the response is done with one), then `end`.
+ * the response is done with one, and gives its buffer back), then `end`.
  * Each step is bounded except a single SQLite step: the first row of a sort (which sorts every matching row), or
  * a row search that finds nothing, reads the whole table at once.
  */
@@ -62,6 +60,8 @@ export class ExportJob implements SteppedJob {
   private encoder: ChunkEncoder | null = null;
   /** Chunks sent whose credit has not come back. */
   private out = 0;
+  /** Chunk buffers given back, to be filled again. */
+  private readonly spare: ArrayBuffer[] = [];
 
   constructor(
     private readonly id: number,
@@ -77,8 +77,9 @@ export class ExportJob implements SteppedJob {
     return this.phase === 'over';
   }
 
-  credit(): void {
+  credit(bytes?: ArrayBuffer): void {
     this.out -= 1;
+    if (bytes !== undefined && bytes.byteLength === CHUNK_BUFFER_BYTES && this.spare.length < CHUNKS_AHEAD) this.spare.push(bytes);
   }
 
   step(): void {
@@ -147,20 +148,18 @@ export class ExportJob implements SteppedJob {
   }
 
   private streamSome(): void {
-    scratch ??= Buffer.allocUnsafeSlow(CHUNK_BUFFER_BYTES);
-    const { used, done, long, records } = this.encoder!.encodeInto(scratch);
-    if (used > 0) this.sendChunk(scratch.subarray(0, used), long === null ? records : records - 1);
-    // a record longer than a chunk's slack follows in a chunk of its own
-    if (long !== null) this.sendChunk(long, 1);
+    const bytes = this.spare.pop() ?? new ArrayBuffer(CHUNK_BUFFER_BYTES);
+    const { used, done, long, records } = this.encoder!.encodeInto(Buffer.from(bytes));
+    if (used > 0) this.sendChunk(bytes, used, long === null ? records : records - 1);
+    else this.spare.push(bytes);
+    // a record longer than a chunk's slack follows in a buffer of its own, which is not filled again
+    if (long !== null) this.sendChunk(long.buffer.slice(long.byteOffset, long.byteOffset + long.length) as ArrayBuffer, long.length, 1);
     if (done) this.finish({ kind: 'end', id: this.id, final: true });
   }
 
-  /** Sends a copy of `chunk` in a buffer of its size, transferred. */
-  private sendChunk(chunk: Uint8Array, records: number): void {
-    const bytes = new ArrayBuffer(chunk.length);
-    new Uint8Array(bytes).set(chunk);
+  private sendChunk(bytes: ArrayBuffer, length: number, records: number): void {
     this.out += 1;
-    this.send({ kind: 'chunk', id: this.id, final: false, bytes, records } satisfies ExportReply, [bytes]);
+    this.send({ kind: 'chunk', id: this.id, final: false, bytes, length, records } satisfies ExportReply, [bytes]);
   }
 
   private finish(reply: ExportReply): void {

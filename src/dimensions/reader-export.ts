@@ -24,11 +24,11 @@ export class ExportNotStarted extends Error {
 /**
  * Starts `spec` on the readers and resolves once it knows whether the export is truncated; rejects with
  * ExportNotStarted when the job ends before that. Each chunk the response is done with (`written`) sends the reader
- * a credit for one more.
+ * a credit for one more, with the chunk's buffer to fill again.
  */
 export function exportOnReaders(readers: Readers, spec: ExportJobSpec): Promise<ReaderExport> {
   return new Promise((resolve, reject) => {
-    const queue: { bytes: ArrayBuffer; records: number }[] = [];
+    const queue: { bytes: ArrayBuffer; length: number; records: number }[] = [];
     let started = false;
     let over = false;
     let ended = false;
@@ -46,7 +46,7 @@ export function exportOnReaders(readers: Readers, spec: ExportJobSpec): Promise<
       const first = queue.shift();
       if (first === undefined) return ended ? null : undefined;
       records += first.records;
-      return Buffer.from(first.bytes);
+      return Buffer.from(first.bytes, 0, first.length);
     };
     /** Answers a pending `next` once there is something to answer it with. */
     const answer = (): void => {
@@ -68,8 +68,8 @@ export function exportOnReaders(readers: Readers, spec: ExportJobSpec): Promise<
           waiting = { resolve: resolveNext, reject: rejectNext };
           answer();
         }),
-      written(): void {
-        if (!over) job.send({ kind: 'credit' });
+      written(chunk: Buffer): void {
+        if (!over) job.send({ kind: 'credit', bytes: chunk.buffer as ArrayBuffer });
       },
       cancel(): void {
         if (cancelled) return;

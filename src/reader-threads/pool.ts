@@ -24,7 +24,7 @@ class ReaderThread {
   ready = false;
   ended = false;
   /** Requests sent before the thread was ready, in order, with what each transfers. */
-  readonly backlog: ReaderRequest[] = [];
+  readonly backlog: [ReaderRequest, ArrayBuffer[]][] = [];
   /** Jobs on this thread and who hears their replies. */
   readonly jobs = new Map<number, (reply: JobReply) => void>();
   idleTimer: NodeJS.Timeout | null = null;
@@ -36,9 +36,9 @@ class ReaderThread {
     this.loaded = addonLoaded(worker);
   }
 
-  post(request: ReaderRequest): void {
-    if (this.ready) this.worker.postMessage(request);
-    else this.backlog.push(request);
+  post(request: ReaderRequest, transfer: ArrayBuffer[] = []): void {
+    if (this.ready) this.worker.postMessage(request, transfer);
+    else this.backlog.push([request, transfer]);
   }
 }
 
@@ -96,7 +96,7 @@ export class ReaderPool implements Readers {
     thread.post({ kind: 'job', id, job });
     return {
       send: (control) => {
-        if (thread.jobs.has(id)) thread.post({ ...control, id });
+        if (thread.jobs.has(id)) thread.post({ ...control, id }, control.kind === 'credit' && control.bytes !== undefined ? [control.bytes] : []);
       },
     };
   }
@@ -128,7 +128,7 @@ export class ReaderPool implements Readers {
     if (reply.kind === 'addon-loaded') return;
     if (reply.kind === 'ready') {
       thread.ready = true;
-      for (const request of thread.backlog.splice(0)) thread.worker.postMessage(request);
+      for (const [request, transfer] of thread.backlog.splice(0)) thread.worker.postMessage(request, transfer);
       return;
     }
     const jobReply = reply as JobReply;

@@ -18,10 +18,10 @@ export interface JobReply {
 export type ReaderEnd = { kind: 'failed'; id: number; final: true; message: string } | { kind: 'cancelled'; id: number; final: true };
 
 /**
- * Word about a job already sent: the main thread is done with one of its chunks (it may make one more), or no longer
- * wants it.
+ * Word about a job already sent: the main thread is done with one of its chunks (it may make one more; `bytes`, when
+ * given, is that chunk's buffer, transferred back for the job to fill again), or no longer wants it.
  */
-export type JobControl = { kind: 'credit' } | { kind: 'cancel' };
+export type JobControl = { kind: 'credit'; bytes?: ArrayBuffer } | { kind: 'cancel' };
 
 /** What the main thread sends a reader: a job under its id, or word about a job already sent. */
 export type ReaderRequest = { kind: 'job'; id: number; job: ReaderJob } | (JobControl & { id: number });
@@ -40,8 +40,8 @@ export interface SteppedJob {
   readonly over: boolean;
   /** Does a bounded part of the work; sends replies, the final one last. */
   step(): void;
-  /** The main thread is done with one of the job's chunks. */
-  credit(): void;
+  /** The main thread is done with one of the job's chunks; `bytes` is its buffer, given back, when it can be filled again. */
+  credit(bytes?: ArrayBuffer): void;
   /** Stops and frees what the job holds (no reply). */
   close(): void;
 }
@@ -51,7 +51,7 @@ export type JobMaker = (id: number, job: ReaderJob, send: SendReply) => SteppedJ
 
 /** A job handed to the readers: the main thread's side of it. */
 export interface RunningJob {
-  /** Sends word about the job; nothing once it is over. */
+  /** Sends word about the job (a credit's `bytes` are transferred); nothing once it is over. */
   send(control: JobControl): void;
 }
 

@@ -18,7 +18,7 @@ export class JobStepper {
     private readonly beforeStep: () => void = () => {},
   ) {}
 
-  /** Takes a request of the main thread: a new job, credit for one, or its cancellation. */
+  /** Takes a request of the main thread: a new job, credit for one (maybe with a buffer given back), or its cancellation. */
   receive(request: ReaderRequest): void {
     const { id } = request;
     if (request.kind === 'job') {
@@ -29,7 +29,7 @@ export class JobStepper {
         return;
       }
     } else if (request.kind === 'credit') {
-      this.jobs.get(id)?.credit();
+      this.jobs.get(id)?.credit(request.bytes);
     } else {
       const job = this.jobs.get(id);
       if (job === undefined) return;

@@ -120,6 +120,24 @@ describe('readers', function () {
     });
   }
 
+  it('fills the same few chunk buffers again, whatever the export\'s size, once each is handed back', async () => {
+    const readers = new MainThreadReaders(readerJobs()); // on the main thread a buffer handed back is the same object
+    const db = new Database(file, { readonly: true });
+    const table = findDimensionTable(db, 'big')!;
+    db.close();
+    const started = await exportOnReaders(readers, { file, inode: fs.statSync(file).ino, table, options: { order: 'asc', filters: [] }, cap: 1_000_000 });
+    const buffers = new Set<ArrayBufferLike>();
+    let chunks = 0;
+    for (let chunk = await started.chunks.next(); chunk !== null; chunk = await started.chunks.next()) {
+      chunks += 1;
+      buffers.add(chunk.buffer);
+      started.chunks.written(chunk);
+    }
+    expect(chunks, 'chunks of the export').to.be.greaterThan(20);
+    expect(buffers.size, 'buffers they came in').to.be.at.most(5);
+    await started.finished;
+  });
+
   it('counts an explain on the main thread a slice per event-loop turn', async () => {
     const readers = new MainThreadReaders(readerJobs());
     let turns = 0;
