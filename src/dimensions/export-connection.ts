@@ -60,17 +60,19 @@ export function rowidPages(db: Database.Database, table: DimensionTable, page: S
   const range = rowidRange(db, table);
   const statement = db.prepare(page.sql).raw(true).safeIntegers(true);
   const nextRowid = db.prepare(`SELECT min(rowid) FROM ${quoteIdentifier(table.tableName)} WHERE rowid >= ?`).pluck().safeIntegers(true);
+  const hi = range?.hi ?? 0n;
   let lo = range?.lo ?? null;
   let rows: unknown[][] = [];
   let at = 0;
   return {
     next(): IteratorResult<unknown[]> {
       while (at === rows.length) {
-        if (lo === null || lo > range!.hi) return { done: true, value: undefined };
-        const end = lo + PAGE_ROWIDS;
-        rows = statement.all(...page.params, lo, end) as unknown[][];
+        if (lo === null) return { done: true, value: undefined };
+        // inclusive bounds: the last page may end at the largest rowid SQLite has (2^63 - 1), which no bound passes
+        const last = hi - lo < PAGE_ROWIDS ? hi : lo + PAGE_ROWIDS - 1n;
+        rows = statement.all(...page.params, lo, last) as unknown[][];
         at = 0;
-        lo = rows.length > 0 ? end : (nextRowid.get(end) as bigint | null);
+        lo = last === hi ? null : rows.length > 0 ? last + 1n : (nextRowid.get(last + 1n) as bigint | null);
       }
       return { done: false, value: rows[at++]! };
     },

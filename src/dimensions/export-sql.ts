@@ -65,13 +65,13 @@ export function exportSelect(table: DimensionTable, options: ExportOptions, limi
 
 /**
  * The export SELECT of an unsorted export of a rowid-addressable table, one page of rowids at a time: the matching
- * rows whose rowid is at least the next-to-last parameter and below the last, in rowid order (table order, as the
+ * rows whose rowid is at least the next-to-last parameter and at most the last, in rowid order (table order, as the
  * unsorted export answers them).
  */
 export function exportPageSelect(table: DimensionTable, options: ExportOptions): SqlStatement {
   const { conditions, params } = filterConditions(table, options);
   const columns = table.columns.map((c) => quoteIdentifier(c.name)).join(', ');
-  const where = [...conditions, 'rowid >= ?', 'rowid < ?'].join(' AND ');
+  const where = [...conditions, 'rowid >= ?', 'rowid <= ?'].join(' AND ');
   return { sql: `SELECT ${columns} FROM ${quoteIdentifier(table.tableName)} WHERE ${where} ORDER BY rowid`, params };
 }
 
