@@ -12,8 +12,9 @@
 //           application database, compared between the builds);
 //   search  unseen searches closed loop (capacity, CPU per request) and open loop at 1,000 req/s (p99);
 //           these three on one server per build over its own copy of one tenant of 200,000 search items;
-//   export  the export bench's round (bench/export.bench.ts): the 1,000,000-row `materials` export against
-//           `sqlite3 -csv` (timed in the same round), the RSS growth over it, other clients' p99 meanwhile;
+//   export  the export bench's round (bench/export.bench.ts), without a memory limit: 1,000,000-row exports of
+//           narrow and wide rows, each download beside a `sqlite3 -csv` run of its SELECT, the RSS growth over
+//           them (the worse shape counts), other clients' p99 meanwhile;
 //   memory  inside a memory cgroup of 256 MB each (bench/memory-limit.ts), a fresh server on a fresh copy of the
 //           data: the standard loads (bench/standard-loads.ts), then 1,000 small tenants (bench/tenants.ts); killed
 //           or not, the cgroup's peak, the server's peak RSS, failed requests. Where no cgroup can be made, the
@@ -37,14 +38,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { closedLoop, type ClosedLoopResult } from './closed-loop.js';
-import { cliExportMs, EXPORT_GOALS, generateExportData, measureExportBuild, othersMeanwhile } from './export.bench.js';
+import { EXPORT_GOALS, generateExportData, growthOf, measureExportBuild, othersMeanwhile, ratioOf, type ExportShape } from './export.bench.js';
 import { cgroupSupport, describeRun, describeSupport, insideMemoryLimit, type CgroupSupport, type LimitedRun } from './memory-limit.js';
 import { writeBenchSection } from './report.js';
 import { cell, ratioCell, type Measure } from './rounds-table.js';
 import { generateSearchTenant, measureSearch, searchReady, unseenPaths, type SearchTenant } from './search.js';
 import { buildOf, fetchAnswer, nodeVersion, startPeer, startServer, thisBuild, type BenchServer, type Build } from './server.js';
 import { standardLoadsRun } from './standard-loads.js';
-import { fmt } from './stats.js';
+import { fmt, median } from './stats.js';
 import { generateSmallTenants, smallTenantsRun } from './tenants.js';
 
 const QUICK = process.env['REGRESS_QUICK'] === '1';
@@ -97,8 +98,8 @@ const M = {
   searchCpu: { of: 'search', label: 'unseen searches, server CPU ms/request', digits: 3 },
   openP99: { of: 'search', label: `unseen searches, open loop ${n(RATE)} req/s, p99 ms`, digits: 1, goal: '≤ 20', holds: (m) => m <= 20 },
   exportMs: { of: 'export', label: `the ${n(ROWS)}-row \`materials\` export, ms`, digits: 0 },
-  exportRatio: { of: 'export', label: 'that export / `sqlite3 -csv` writing the same SELECT', digits: 2, goal: `≤ ${EXPORT_GOALS.cliRatio}`, holds: (m) => m <= EXPORT_GOALS.cliRatio },
-  exportGrowth: { of: 'export', label: 'server RSS growth over those exports, MB', digits: 1, goal: `< ${EXPORT_GOALS.growthMb}`, holds: (m) => m < EXPORT_GOALS.growthMb },
+  exportRatio: { of: 'export', label: 'narrow and wide rows, the worse: export / `sqlite3 -csv` run beside it', digits: 2, goal: `≤ ${EXPORT_GOALS.cliRatio}`, holds: (m) => m <= EXPORT_GOALS.cliRatio },
+  exportGrowth: { of: 'export', label: 'server RSS growth over an export\'s downloads (the worse shape), MB', digits: 1, goal: `< ${EXPORT_GOALS.growthMb}`, holds: (m) => m < EXPORT_GOALS.growthMb },
   othersP99: { of: 'export', label: "others' p99 while costly exports or explains run (worst of `/health` and a search), ms", digits: 1, goal: `≤ ${EXPORT_GOALS.othersP99Ms}`, holds: (m) => m <= EXPORT_GOALS.othersP99Ms },
   standardKilled: { of: 'memory', label: `standard loads inside ${LIMIT_MB} MB: runs killed`, digits: 0, total: true, goal: `none in ${RUNS_IN_A_ROW} runs`, holds: neverKilled },
   standardPeak: { of: 'memory', label: 'standard loads: cgroup peak (page cache included), MB', digits: 1 },
@@ -157,7 +158,7 @@ interface RoundData {
   data: SearchTenant | null;
   unseen: ReturnType<typeof unseenPaths> | null;
   exportDir: string;
-  cliMs: number;
+  exportShapes: ExportShape[];
   pristineTenants: string;
   tenants: string[];
 }
@@ -188,10 +189,16 @@ async function round(side: Side, shared: RoundData): Promise<void> {
     Object.assign(got, { searchRps: closed.rps, searchCpu: closed.cpuMsPerRequest, openP99: open.latency.p99 });
   }
   if (ONLY.has('export')) {
-    const exported = await measureExportBuild(side.build, shared.exportDir, { rows: ROWS, seconds: SECONDS });
+    const exported = await measureExportBuild(side.build, shared.exportDir, shared.exportShapes, { rows: ROWS, seconds: SECONDS, latency: true });
     const others = othersMeanwhile(exported);
     countFailed(side, 'export, other clients and costly requests', others.failed);
-    Object.assign(got, { exportMs: exported.exportMs, exportRatio: exported.exportMs / shared.cliMs, exportGrowth: exported.rssPeak - exported.rssBefore, othersP99: others.p99 });
+    const wide = exported.shapes.find((s) => s.shape === 'wide')!;
+    Object.assign(got, {
+      exportMs: median(wide.serverMs),
+      exportRatio: Math.max(...exported.shapes.map(ratioOf)),
+      exportGrowth: Math.max(...exported.shapes.map(growthOf)),
+      othersP99: others.p99,
+    });
   }
   if (support !== null && shared.data !== null && unseen !== null) {
     const limits = support;
@@ -230,10 +237,10 @@ export async function run(args: string[]): Promise<void> {
   const exportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-export-'));
   const pristineTenants = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-tenants-'));
   try {
-    const exportFile = ONLY.has('export') ? generateExportData(exportDir, ROWS) : null;
+    const exportShapes = ONLY.has('export') ? generateExportData(exportDir, ROWS) : [];
     const tenants = ONLY.has('memory') ? generateSmallTenants(pristineTenants, TENANTS) : [];
     const unseen = data === null ? null : unseenPaths(data.kls, 'kantonsspital', 40_000);
-    const shared: RoundData = { data, unseen, exportDir, cliMs: Number.NaN, pristineTenants, tenants };
+    const shared: RoundData = { data, unseen, exportDir, exportShapes, pristineTenants, tenants };
     const serves = ['peer', 'views', 'search'].some((m) => ONLY.has(m));
     if (data !== null && serves) {
       for (const side of sides) await prepare(side, data);
@@ -248,10 +255,6 @@ export async function run(args: string[]): Promise<void> {
     }
     for (let r = 0; r < ROUNDS; r++) {
       console.log(`round ${r + 1} of ${ROUNDS}`);
-      if (exportFile !== null) {
-        shared.cliMs = cliExportMs(exportFile, ROWS);
-        console.log(`sqlite3 -csv: ${fmt(shared.cliMs, 0)} ms`);
-      }
       for (let i = 0; i < sides.length; i++) await round(sides[(i + r) % sides.length]!, shared);
     }
   } finally {

@@ -3,8 +3,9 @@ import type { ReaderJob, SendReply, SteppedJob } from '../reader-threads/protoco
 import type { DimensionTable } from './dimension-table.js';
 import type { ExportOptions } from './export-options.js';
 import { CHUNK_BUFFER_BYTES, firstRows, rowEncoder, type ChunkEncoder } from './csv-chunks.js';
-import { inodeOf, openExportConnection, rowCeiling } from './export-connection.js';
-import { exportSelect, matchProbe } from './export-sql.js';
+import { rowidAddressable } from './dimension-table.js';
+import { inodeOf, openExportConnection, rowCeiling, rowidPages } from './export-connection.js';
+import { exportPageSelect, exportSelect, matchProbe } from './export-sql.js';
 
 /** A dimension export as the main thread hands it to a reader (structured-cloned to a reader thread). */
 export interface ExportJobSpec {
@@ -134,11 +135,16 @@ export class ExportJob implements SteppedJob {
     this.probe?.rows.return?.();
     this.probe = null;
     this.send({ kind: 'head', id: this.id, final: false, truncated } satisfies ExportReply);
-    const db = this.db!;
-    const { table, options, cap } = this.spec;
-    const select = exportSelect(table, options, cap);
-    this.encoder = rowEncoder(firstRows(db.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>, cap));
+    this.encoder = rowEncoder(firstRows(this.rows(this.db!), this.spec.cap));
     this.phase = 'stream';
+  }
+
+  /** The rows to export: a page per call into SQLite for an unsorted rowid table (the common export), else row by row. */
+  private rows(db: Database.Database): Iterator<unknown[]> {
+    const { table, options, cap } = this.spec;
+    if (options.sort === undefined && rowidAddressable(table)) return rowidPages(db, table, exportPageSelect(table, options));
+    const select = exportSelect(table, options, cap);
+    return db.prepare(select.sql).raw(true).safeIntegers(true).iterate(...select.params) as Iterator<unknown[]>;
   }
 
   private streamSome(): void {

@@ -63,6 +63,18 @@ export function exportSelect(table: DimensionTable, options: ExportOptions, limi
   return { sql: `${from}${order}${table.hasRowid ? ', rowid' : ''} LIMIT ?`, params: [...where.params, limit] };
 }
 
+/**
+ * The export SELECT of an unsorted export of a rowid-addressable table, one page of rowids at a time: the matching
+ * rows whose rowid is at least the next-to-last parameter and at most the last, in rowid order (table order, as the
+ * unsorted export answers them).
+ */
+export function exportPageSelect(table: DimensionTable, options: ExportOptions): SqlStatement {
+  const { conditions, params } = filterConditions(table, options);
+  const columns = table.columns.map((c) => quoteIdentifier(c.name)).join(', ');
+  const where = [...conditions, 'rowid >= ?', 'rowid <= ?'].join(' AND ');
+  return { sql: `SELECT ${columns} FROM ${quoteIdentifier(table.tableName)} WHERE ${where} ORDER BY rowid`, params };
+}
+
 /** Selects one constant per matching row, at most `limit` rows (to learn whether more than the cap match). */
 export function matchProbe(table: DimensionTable, options: ExportOptions, limit: number): SqlStatement {
   const where = whereClause(table, options);
