@@ -115,6 +115,24 @@ describe('which instance each operation of the contract reaches through the docu
         expect(new Set(homeOf.values()).size).to.equal(3);
       });
 
+      // The server decodes percent-encoded characters in the path and the query (`/api/logo/%6bantonsspital` is
+      // `kantonsspital`, 200): a balancer that hashed the encoded text would send such a request to another
+      // instance, which downloads the tenant again. nginx decodes `$uri` but not `$arg_tenant` (no decoding of
+      // query values in open-source nginx): its query spellings are left out here and named in docs/deployment.md.
+      it('sends a tenant spelled with percent-encoded characters to the server of its plain spelling', async () => {
+        const encoded = (ref: string): string => ref.replace('t', '%74').replace('.', '%2E');
+        const spellings = kind === 'nginx' ? operations.filter((o) => o.tenantIn === 'path') : operations;
+        for (let i = 1; i <= 6; i++) {
+          const slug = `t${String(i).padStart(2, '0')}`;
+          const home = await reached('GET', requestOf(spellings[0]!, slug));
+          for (const operation of spellings) {
+            for (const ref of [encoded(slug), encoded(`lb.${slug}`), `lb.%74${slug.slice(1)}`.replace('.', '%2e')]) {
+              expect(await reached(operation.method, requestOf(operation, ref)), `${operation.method} ${requestOf(operation, ref)}`).to.equal(home);
+            }
+          }
+        }
+      });
+
       it('sends requests without a tenant to every server', async () => {
         const at = new Set<number>();
         for (let i = 0; i < 30; i++) at.add(await reached('GET', ['/api/store-status', '/api/jumpbar?mode=tenants', '/health', '/metrics', '/openapi.yaml'][i % 5]!));

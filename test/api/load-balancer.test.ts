@@ -73,6 +73,17 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
     return { result, after: servedSince(cluster.instances, after) };
   }
 
+  /** Tenants evicted from the caches of all instances since they started. */
+  async function evictions(): Promise<number> {
+    const counts = await Promise.all(
+      cluster.instances.map(async (instance) => {
+        const line = (await (await fetch(`${instance.url}/metrics`)).text()).split('\n').find((l) => l.startsWith('store_cache_evictions_total '));
+        return Number(line?.split(' ')[1] ?? NaN);
+      }),
+    );
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
   /** The instance with the most tenants (its loss moves the most). */
   const busiest = (home: Map<string, string>): Instance =>
     cluster.instances.reduce((a, b) => ([...home.values()].filter((n) => n === a.name).length >= [...home.values()].filter((n) => n === b.name).length ? a : b));
@@ -106,6 +117,7 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
 
       it('sends each tenant to one instance: about one download per tenant for six reads of each; tenantless reads go anywhere', async () => {
         cluster.store.resetTraffic();
+        const evictedBefore = await evictions();
         const since = mark(cluster.instances);
         const result = await runLoad(balancer.url, [...tenantReads(cluster.tenants, 6), ...TENANTLESS, ...TENANTLESS, ...TENANTLESS], CLIENTS);
         expect(result.failed, summary(result)).to.deep.equal([]);
@@ -113,8 +125,14 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
         await until(() => loggedSince(cluster.instances, since) >= result.requests, { what: 'the request lines' });
         const served = servedSince(cluster.instances, since);
         home = homes(served, cluster.tenants);
-        // every tenant downloaded once, by its one instance (a second download only after an eviction)
-        expect(cluster.store.traffic.objectGets).to.be.within(TENANTS, Math.ceil(TENANTS * 1.1));
+        // every tenant downloaded once, by its one instance; a second download only after an eviction: the hash does
+        // not deal tenants evenly, and nginx places them by the servers' addresses (here free ports, so the split
+        // changes from run to run), so the busiest instance may hold more than its 12 MiB cache
+        const evicted = (await evictions()) - evictedBefore;
+        const split = [...cluster.instances].map((instance) => [...home.values()].filter((at) => at === instance.name).length).join('/');
+        console.log(`      ${kind}: ${cluster.store.traffic.objectGets} downloads for ${TENANTS} tenants, split ${split}, ${evicted} evictions`);
+        expect(cluster.store.traffic.objectGets, `downloads (split ${split})`).to.be.within(TENANTS, TENANTS + evicted);
+        expect(evicted, `evictions (split ${split})`).to.be.at.most(TENANTS / 2);
         expect(new Set(home.values()).size, 'instances holding tenants').to.equal(3);
         expect(served.get('none')?.size ?? 0, 'instances that served tenantless reads').to.be.at.least(2);
       });
