@@ -42,14 +42,18 @@ function requestOf(operation: Operation, tenant: string): string {
 }
 
 /** Three servers answering 200 to everything, each recording the requests it got. */
-async function recorders(): Promise<{ ports: number[]; got: string[][]; close(): Promise<void> }> {
+async function recorders(): Promise<{ ports: number[]; got: string[][]; headers: http.IncomingHttpHeaders[]; close(): Promise<void> }> {
   const got: string[][] = [[], [], []];
+  const headers: http.IncomingHttpHeaders[] = [];
   const servers = await Promise.all(
     got.map(
       (log) =>
         new Promise<http.Server>((resolve) => {
           const server = http.createServer((req, res) => {
-            if (req.url !== '/health/ready') log.push(`${req.method} ${req.url}`);
+            if (req.url !== '/health/ready') {
+              log.push(`${req.method} ${req.url}`);
+              headers.push(req.headers);
+            }
             req.resume();
             res.end('ok');
           });
@@ -60,6 +64,7 @@ async function recorders(): Promise<{ ports: number[]; got: string[][]; close():
   return {
     ports: servers.map((server) => (server.address() as AddressInfo).port),
     got,
+    headers,
     close: async () => {
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
     },
@@ -131,6 +136,22 @@ describe('which instance each operation of the contract reaches through the docu
             }
           }
         }
+      });
+
+      // docs/deployment.md has the instances trust the balancer (TRUST_PROXY): the client address is then the
+      // rightmost X-Forwarded-For entry, and X-Forwarded-Host is checked. A balancer that passes the client's own
+      // headers on unchanged would let any client choose its address (a fresh limit per request, a forged audit
+      // line) and the host it names.
+      it("appends the client's address to X-Forwarded-For and sets X-Forwarded-Host itself", async () => {
+        await reached('GET', '/api/store-status');
+        const plain = backends.headers.at(-1)!;
+        expect(String(plain['x-forwarded-for']).split(',').at(-1)!.trim(), 'X-Forwarded-For without one from the client').to.equal('127.0.0.1');
+        const res = await fetch(`${balancer.url}/api/store-status`, { headers: { 'x-forwarded-for': '203.0.113.9', 'x-forwarded-host': 'evil.example' } });
+        expect(res.status).to.equal(200);
+        await res.text();
+        const forged = backends.headers.at(-1)!;
+        expect(String(forged['x-forwarded-for']).split(',').at(-1)!.trim(), 'the rightmost X-Forwarded-For entry').to.equal('127.0.0.1');
+        expect(String(forged['x-forwarded-host']).replace(/:\d+$/, ''), 'X-Forwarded-Host (its port aside)').to.equal(new URL(balancer.url).hostname);
       });
 
       it('sends requests without a tenant to every server', async () => {

@@ -35,6 +35,8 @@ export interface Instance {
   kill(): Promise<void>;
   /** SIGTERM: readiness 503 at once, SHUTDOWN_DELAY_MS of service, then the drain; resolves at the exit with its code. */
   drain(): Promise<number | null>;
+  /** SIGSTOP (frozen: connections are still accepted by the kernel, nothing is answered) or SIGCONT (thawed). */
+  freeze(frozen: boolean): void;
 }
 
 export interface DeskCluster {
@@ -179,6 +181,10 @@ function managedInstance(name: string, port: number, dataDir: string, env: Recor
     async drain() {
       if (alive()) child!.kill('SIGTERM');
       return exited;
+    },
+    freeze(frozen) {
+      if (!alive()) throw new Error(`instance ${name} is not running`);
+      child!.kill(frozen ? 'SIGSTOP' : 'SIGCONT');
     },
   };
 }
