@@ -132,7 +132,6 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
         const split = [...cluster.instances].map((instance) => [...home.values()].filter((at) => at === instance.name).length).join('/');
         console.log(`      ${kind}: ${cluster.store.traffic.objectGets} downloads for ${TENANTS} tenants, split ${split}, ${evicted} evictions`);
         expect(cluster.store.traffic.objectGets, `downloads (split ${split})`).to.be.within(TENANTS, TENANTS + evicted);
-        expect(evicted, `evictions (split ${split})`).to.be.at.most(TENANTS / 2);
         expect(new Set(home.values()).size, 'instances holding tenants').to.equal(3);
         expect(served.get('none')?.size ?? 0, 'instances that served tenantless reads').to.be.at.least(2);
       });
@@ -184,6 +183,40 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
         );
         await untilBalancedOver(balancer.url, cluster.instances);
         expect(await onePass(balancer)).to.deep.equal(home);
+      });
+
+      // A frozen instance (SIGSTOP here; a stuck process or a paused machine alike) refuses nothing: the kernel still
+      // accepts connections, so a request sent to it waits for the balancer's server timeout (60 s as configured,
+      // 5 s here). HAProxy's check times out too and takes it out; nginx takes it out after that timeout. A read
+      // that timed out is sent to another instance, so the clients see a slow answer, not a failure.
+      it('loses an instance to SIGSTOP under load: reads sent to it are answered by another after the server timeout; thawed, its tenants return', async () => {
+        const frozen = busiest(home);
+        const slow = await startBalancer(kind, { ports: cluster.instances.map((instance) => instance.port), serverTimeout: '5s' });
+        try {
+          await untilBalancedOver(slow.url, cluster.instances);
+          let loadResult: LoadResult;
+          try {
+            const { result, after } = await loadAround(slow, async () => frozen.freeze(true));
+            loadResult = result;
+            console.log(`      ${kind}, an instance frozen under ${CLIENTS} clients: ${summary(result)}, ${result.latenciesMs.filter((ms) => ms >= 5000).length} waited 5 s or more`);
+            expect(result.failed, summary(result)).to.deep.equal([]);
+            expectOnlyItsTenantsMoved(home, after, frozen);
+          } finally {
+            frozen.freeze(false);
+          }
+          expect(loadResult.latenciesMs.filter((ms) => ms >= 5000).length, 'reads that waited for the timeout').to.be.at.least(1);
+          const itsTenant = [...home].find(([, at]) => at === frozen.name)![0];
+          await until(
+            async () => {
+              const since = mark(cluster.instances);
+              await runLoad(slow.url, tenantReads([`lb.${itsTenant}`], 1), 1);
+              return servedSince(cluster.instances, since).get(itsTenant)?.has(frozen.name);
+            },
+            { deadline: 30_000, every: 200, what: `${kind} to send ${itsTenant} back to ${frozen.name}` },
+          );
+        } finally {
+          await slow.close();
+        }
       });
 
       it('loses an instance to SIGKILL under load: at most the requests in flight fail, only its tenants move; back, they return', async () => {
