@@ -219,6 +219,32 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
         }
       });
 
+      // Every instance shares the app database: when it does not answer, each instance's readiness is 503
+      // (app-database-unreachable) while tenant reads keep working. A balancer that took them all out would answer
+      // 503 to everything; HAProxy's check counts that reason as ready (nginx has no active check).
+      if (kind === 'haproxy') {
+        it('keeps the instances in while PostgreSQL is stopped: tenant reads are served', async () => {
+          const since = mark(cluster.instances);
+          await cluster.postgres.stop();
+          try {
+            // three checks of each instance answered 503 since the stop: HAProxy (fall 2) would have taken it out
+            await until(
+              () => cluster.instances.every((instance, i) => instance.served.slice(since[i]).filter((r) => r.path === '/health/ready' && r.status === 503).length >= 3),
+              { deadline: 30_000, what: 'three failed readiness checks of each instance' },
+            );
+            const result = await runLoad(balancer.url, tenantReads(cluster.tenants, 1, 5), CLIENTS);
+            expect(result.failed, summary(result)).to.deep.equal([]);
+            expect(result.other).to.deep.equal([]);
+          } finally {
+            await cluster.postgres.start();
+          }
+          await until(async () => (await Promise.all(cluster.instances.map(async (instance) => (await fetch(`${instance.url}/health/ready`)).status))).every((status) => status === 200), {
+            deadline: 30_000,
+            what: 'every instance ready again',
+          });
+        });
+      }
+
       it('loses an instance to SIGKILL under load: at most the requests in flight fail, only its tenants move; back, they return', async () => {
         const lost = busiest(home);
         const { result, after } = await loadAround(balancer, () => lost.kill());
