@@ -41,7 +41,7 @@ function requestOf(operation: Operation, tenant: string): string {
   return operation.tenantIn === 'query' ? `${filled}?tenant=${tenant}` : filled;
 }
 
-/** Three servers answering 200 to everything, each recording the requests it got. */
+/** Three servers answering 200 to everything (readiness as the server does), each recording the requests it got. */
 async function recorders(): Promise<{ ports: number[]; got: string[][]; headers: http.IncomingHttpHeaders[]; close(): Promise<void> }> {
   const got: string[][] = [[], [], []];
   const headers: http.IncomingHttpHeaders[] = [];
@@ -55,7 +55,8 @@ async function recorders(): Promise<{ ports: number[]; got: string[][]; headers:
               headers.push(req.headers);
             }
             req.resume();
-            res.end('ok');
+            // the readiness answer HAProxy's check expects of the server
+            res.end(req.url === '/health/ready' ? '{"status":"ready"}' : 'ok');
           });
           server.listen(0, '127.0.0.1', () => resolve(server));
         }),
