@@ -57,6 +57,7 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
     const load = loadUntil(balancer.url, tenantReads(cluster.tenants, 6, 3), CLIENTS, stopped);
     await until(() => loggedSince(cluster.instances, started) >= 2 * TENANTS, { deadline: 30_000, what: 'the load to run' });
     let after: number[] = [];
+    const eventAt = Date.now();
     try {
       await event();
       after = mark(cluster.instances);
@@ -70,7 +71,7 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
     const result = await load;
     // the last request lines (a killed instance's requests in flight are never logged)
     await until(() => loggedSince(cluster.instances, started) >= result.requests - result.failed.length - CLIENTS, { what: 'the request lines' });
-    return { result, after: servedSince(cluster.instances, after) };
+    return { result, after: servedSince(cluster.instances, after, eventAt) };
   }
 
   /** Tenants evicted from the caches of all instances since they started. */

@@ -19,6 +19,8 @@ export interface ServedRequest {
   readonly path: string;
   readonly status: number;
   readonly clientRequestId: string | null;
+  /** When the instance logged it (ms since the epoch; its log line's `time`). */
+  readonly time: number;
 }
 
 /** One server process that can be killed, drained and started again on the same port. */
@@ -152,8 +154,9 @@ function managedInstance(name: string, port: number, dataDir: string, env: Recor
           buffer = buffer.slice(newline + 1);
           if (!line.startsWith('{')) continue;
           try {
-            const entry = JSON.parse(line) as { msg?: string; path?: string; status?: number; clientRequestId?: string };
-            if (entry.msg === 'request' && typeof entry.path === 'string') served.push({ path: entry.path, status: entry.status ?? 0, clientRequestId: entry.clientRequestId ?? null });
+            const entry = JSON.parse(line) as { msg?: string; path?: string; status?: number; clientRequestId?: string; time?: string | number };
+            if (entry.msg === 'request' && typeof entry.path === 'string')
+              served.push({ path: entry.path, status: entry.status ?? 0, clientRequestId: entry.clientRequestId ?? null, time: new Date(entry.time ?? 0).getTime() });
             else if (entry.msg === 'listening') listening();
           } catch {
             // not a log line
