@@ -57,6 +57,7 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
     const load = loadUntil(balancer.url, tenantReads(cluster.tenants, 6, 3), CLIENTS, stopped);
     await until(() => loggedSince(cluster.instances, started) >= 2 * TENANTS, { deadline: 30_000, what: 'the load to run' });
     let after: number[] = [];
+    const eventAt = Date.now();
     try {
       await event();
       after = mark(cluster.instances);
@@ -70,7 +71,18 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
     const result = await load;
     // the last request lines (a killed instance's requests in flight are never logged)
     await until(() => loggedSince(cluster.instances, started) >= result.requests - result.failed.length - CLIENTS, { what: 'the request lines' });
-    return { result, after: servedSince(cluster.instances, after) };
+    return { result, after: servedSince(cluster.instances, after, eventAt) };
+  }
+
+  /** Tenants evicted from the caches of all instances since they started. */
+  async function evictions(): Promise<number> {
+    const counts = await Promise.all(
+      cluster.instances.map(async (instance) => {
+        const line = (await (await fetch(`${instance.url}/metrics`)).text()).split('\n').find((l) => l.startsWith('store_cache_evictions_total '));
+        return Number(line?.split(' ')[1] ?? NaN);
+      }),
+    );
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   /** The instance with the most tenants (its loss moves the most). */
@@ -106,6 +118,7 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
 
       it('sends each tenant to one instance: about one download per tenant for six reads of each; tenantless reads go anywhere', async () => {
         cluster.store.resetTraffic();
+        const evictedBefore = await evictions();
         const since = mark(cluster.instances);
         const result = await runLoad(balancer.url, [...tenantReads(cluster.tenants, 6), ...TENANTLESS, ...TENANTLESS, ...TENANTLESS], CLIENTS);
         expect(result.failed, summary(result)).to.deep.equal([]);
@@ -113,8 +126,13 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
         await until(() => loggedSince(cluster.instances, since) >= result.requests, { what: 'the request lines' });
         const served = servedSince(cluster.instances, since);
         home = homes(served, cluster.tenants);
-        // every tenant downloaded once, by its one instance (a second download only after an eviction)
-        expect(cluster.store.traffic.objectGets).to.be.within(TENANTS, Math.ceil(TENANTS * 1.1));
+        // every tenant downloaded once, by its one instance; a second download only after an eviction: the hash does
+        // not deal tenants evenly, and nginx places them by the servers' addresses (here free ports, so the split
+        // changes from run to run), so the busiest instance may hold more than its 12 MiB cache
+        const evicted = (await evictions()) - evictedBefore;
+        const split = [...cluster.instances].map((instance) => [...home.values()].filter((at) => at === instance.name).length).join('/');
+        console.log(`      ${kind}: ${cluster.store.traffic.objectGets} downloads for ${TENANTS} tenants, split ${split}, ${evicted} evictions`);
+        expect(cluster.store.traffic.objectGets, `downloads (split ${split})`).to.be.within(TENANTS, TENANTS + evicted);
         expect(new Set(home.values()).size, 'instances holding tenants').to.equal(3);
         expect(served.get('none')?.size ?? 0, 'instances that served tenantless reads').to.be.at.least(2);
       });
@@ -167,6 +185,66 @@ describe('tenant affinity behind a real load balancer, configured as docs/deploy
         await untilBalancedOver(balancer.url, cluster.instances);
         expect(await onePass(balancer)).to.deep.equal(home);
       });
+
+      // A frozen instance (SIGSTOP here; a stuck process or a paused machine alike) refuses nothing: the kernel still
+      // accepts connections, so a request sent to it waits for the balancer's server timeout (60 s as configured,
+      // 5 s here). HAProxy's check times out too and takes it out; nginx takes it out after that timeout. A read
+      // that timed out is sent to another instance, so the clients see a slow answer, not a failure.
+      it('loses an instance to SIGSTOP under load: reads sent to it are answered by another after the server timeout; thawed, its tenants return', async () => {
+        const frozen = busiest(home);
+        const slow = await startBalancer(kind, { ports: cluster.instances.map((instance) => instance.port), serverTimeout: '5s' });
+        try {
+          await untilBalancedOver(slow.url, cluster.instances);
+          let loadResult: LoadResult;
+          try {
+            const { result, after } = await loadAround(slow, async () => frozen.freeze(true));
+            loadResult = result;
+            console.log(`      ${kind}, an instance frozen under ${CLIENTS} clients: ${summary(result)}, ${result.latenciesMs.filter((ms) => ms >= 5000).length} waited 5 s or more`);
+            expect(result.failed, summary(result)).to.deep.equal([]);
+            expectOnlyItsTenantsMoved(home, after, frozen);
+          } finally {
+            frozen.freeze(false);
+          }
+          expect(loadResult.latenciesMs.filter((ms) => ms >= 5000).length, 'reads that waited for the timeout').to.be.at.least(1);
+          const itsTenant = [...home].find(([, at]) => at === frozen.name)![0];
+          await until(
+            async () => {
+              const since = mark(cluster.instances);
+              await runLoad(slow.url, tenantReads([`lb.${itsTenant}`], 1), 1);
+              return servedSince(cluster.instances, since).get(itsTenant)?.has(frozen.name);
+            },
+            { deadline: 30_000, every: 200, what: `${kind} to send ${itsTenant} back to ${frozen.name}` },
+          );
+        } finally {
+          await slow.close();
+        }
+      });
+
+      // Every instance shares the app database: when it does not answer, each instance's readiness is 503
+      // (app-database-unreachable) while tenant reads keep working. A balancer that took them all out would answer
+      // 503 to everything; HAProxy's check counts that reason as ready (nginx has no active check).
+      if (kind === 'haproxy') {
+        it('keeps the instances in while PostgreSQL is stopped: tenant reads are served', async () => {
+          const since = mark(cluster.instances);
+          await cluster.postgres.stop();
+          try {
+            // three checks of each instance answered 503 since the stop: HAProxy (fall 2) would have taken it out
+            await until(
+              () => cluster.instances.every((instance, i) => instance.served.slice(since[i]).filter((r) => r.path === '/health/ready' && r.status === 503).length >= 3),
+              { deadline: 30_000, what: 'three failed readiness checks of each instance' },
+            );
+            const result = await runLoad(balancer.url, tenantReads(cluster.tenants, 1, 5), CLIENTS);
+            expect(result.failed, summary(result)).to.deep.equal([]);
+            expect(result.other).to.deep.equal([]);
+          } finally {
+            await cluster.postgres.start();
+          }
+          await until(async () => (await Promise.all(cluster.instances.map(async (instance) => (await fetch(`${instance.url}/health/ready`)).status))).every((status) => status === 200), {
+            deadline: 30_000,
+            what: 'every instance ready again',
+          });
+        });
+      }
 
       it('loses an instance to SIGKILL under load: at most the requests in flight fail, only its tenants move; back, they return', async () => {
         const lost = busiest(home);

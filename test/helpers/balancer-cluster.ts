@@ -19,6 +19,8 @@ export interface ServedRequest {
   readonly path: string;
   readonly status: number;
   readonly clientRequestId: string | null;
+  /** When the instance logged it (ms since the epoch; its log line's `time`). */
+  readonly time: number;
 }
 
 /** One server process that can be killed, drained and started again on the same port. */
@@ -35,6 +37,8 @@ export interface Instance {
   kill(): Promise<void>;
   /** SIGTERM: readiness 503 at once, SHUTDOWN_DELAY_MS of service, then the drain; resolves at the exit with its code. */
   drain(): Promise<number | null>;
+  /** SIGSTOP (frozen: connections are still accepted by the kernel, nothing is answered) or SIGCONT (thawed). */
+  freeze(frozen: boolean): void;
 }
 
 export interface DeskCluster {
@@ -150,8 +154,9 @@ function managedInstance(name: string, port: number, dataDir: string, env: Recor
           buffer = buffer.slice(newline + 1);
           if (!line.startsWith('{')) continue;
           try {
-            const entry = JSON.parse(line) as { msg?: string; path?: string; status?: number; clientRequestId?: string };
-            if (entry.msg === 'request' && typeof entry.path === 'string') served.push({ path: entry.path, status: entry.status ?? 0, clientRequestId: entry.clientRequestId ?? null });
+            const entry = JSON.parse(line) as { msg?: string; path?: string; status?: number; clientRequestId?: string; time?: string | number };
+            if (entry.msg === 'request' && typeof entry.path === 'string')
+              served.push({ path: entry.path, status: entry.status ?? 0, clientRequestId: entry.clientRequestId ?? null, time: new Date(entry.time ?? 0).getTime() });
             else if (entry.msg === 'listening') listening();
           } catch {
             // not a log line
@@ -179,6 +184,10 @@ function managedInstance(name: string, port: number, dataDir: string, env: Recor
     async drain() {
       if (alive()) child!.kill('SIGTERM');
       return exited;
+    },
+    freeze(frozen) {
+      if (!alive()) throw new Error(`instance ${name} is not running`);
+      child!.kill(frozen ? 'SIGSTOP' : 'SIGCONT');
     },
   };
 }

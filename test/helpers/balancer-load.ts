@@ -105,13 +105,17 @@ export async function loadUntil(base: string, paths: readonly Read[], clients: n
 /** Where each instance's request log stands now: give it to servedSince. */
 export const mark = (instances: readonly Instance[]): number[] => instances.map((instance) => instance.served.length);
 
-/** The instances (by name) that served each tenant (by slug, from the reads' `X-Request-Id`) since `since`; `none` for reads without one. */
-export function servedSince(instances: readonly Instance[], since: readonly number[]): Map<string, Set<string>> {
+/**
+ * The instances (by name) that served each tenant (by slug, from the reads' `X-Request-Id`) since `since`; `none` for
+ * reads without one. `notBefore` (ms since the epoch) leaves out lines logged earlier that the test read only after
+ * `since` was taken (an instance frozen or killed right after it wrote them).
+ */
+export function servedSince(instances: readonly Instance[], since: readonly number[], notBefore = 0): Map<string, Set<string>> {
   const byTenant = new Map<string, Set<string>>();
   instances.forEach((instance, i) => {
     for (const request of instance.served.slice(since[i])) {
       const slug = request.clientRequestId;
-      if (slug === null) continue;
+      if (slug === null || request.time < notBefore) continue;
       if (!byTenant.has(slug)) byTenant.set(slug, new Set());
       byTenant.get(slug)!.add(instance.name);
     }

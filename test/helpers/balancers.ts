@@ -10,7 +10,8 @@ import { until } from './until.js';
 // only: the `bind` (HAProxy) or `listen` (nginx) address becomes 127.0.0.1 and a free port, and the `server` lines'
 // addresses, in order, become the instances' (the names, options and every other line stay). For the comparison
 // without affinity the line that hashes (`balance hash …`, `hash … consistent;`) is swapped for round robin; the
-// bench also adds a `hash-balance-factor` to HAProxy's.
+// bench also adds a `hash-balance-factor` to HAProxy's; the frozen instance's test shortens the 60 s wait for an
+// answer so that it does not last minutes.
 
 const DOCS = path.resolve(import.meta.dirname, '..', '..', 'docs', 'deployment');
 
@@ -34,6 +35,8 @@ export interface BalancerOptions {
   routing?: 'hash' | 'roundrobin';
   /** HAProxy only: a `hash-balance-factor` added after `hash-type` (the bench's comparison; the file sets none). */
   balanceFactor?: number;
+  /** Replaces the 60 s wait for an instance's answer (`timeout server`, `proxy_read_timeout`): a frozen instance's test. */
+  serverTimeout?: string;
 }
 
 /** The path of Debian's binary, or a failure that says how to install it (a test needing it fails, never skips). */
@@ -57,11 +60,13 @@ export function substituteAddresses(kind: BalancerKind, config: string, listenPo
       if (port === undefined) throw new Error(`${kind} configuration has more server lines than the ${options.ports.length} instances`);
       return line.replace(server, `$1127.0.0.1:${port}`);
     }
+    if (options.serverTimeout !== undefined && /^\s*(timeout server|proxy_read_timeout)\s/.test(line)) return line.replace(/\s60s/, ` ${options.serverTimeout}`);
     if (options.balanceFactor !== undefined && kind === 'haproxy' && /^\s*hash-type\s/.test(line)) return `${line}\n  hash-balance-factor ${options.balanceFactor}`;
     if (options.routing === 'roundrobin' && kind === 'haproxy' && /^\s*balance\s/.test(line)) return line.replace(/balance\s.*$/, 'balance roundrobin');
     if (options.routing === 'roundrobin' && kind === 'nginx' && /^\s*hash\s/.test(line)) return line.replace(/hash\s.*$/, '# round robin: no hash');
     return line;
   });
+  if (options.serverTimeout !== undefined && !lines.some((line) => line.includes(` ${options.serverTimeout}`))) throw new Error(`${kind} configuration sets no 60s server timeout`);
   if (servers !== options.ports.length) throw new Error(`${kind} configuration has ${servers} server lines for ${options.ports.length} instances`);
   return lines.join('\n');
 }
