@@ -180,6 +180,24 @@ describe('CacheBudget: least frequently used with ageing', () => {
     expect(ev.evicted).to.deep.equal(['p', 'hot']);
   });
 
+  it('lets a tenant in use whose count has aged to 0 hold back no tenant used once: a long lease does not stop every fetch', () => {
+    const busy = new Set<string>();
+    const { budget, evicted } = smallBudget(busy);
+    // a tenant fetched and then held by one long lease (a slow export) while the others are read
+    fetchAndRead(budget, 'long', 1);
+    busy.add('long');
+    // enough uses of another tenant to halve every count until the long-held one is at 0
+    fetchAndRead(budget, 'other', 1);
+    for (let i = 0; i < 200; i++) budget.touch('other');
+    expect(budget.usesOf('long')).to.equal(0);
+    // tenants fetched and read once each since (count 1), idle, fill the cache
+    for (const id of ['s1', 's2', 's3']) fetchAndRead(budget, id, 1);
+    expect(evicted).to.deep.equal([]);
+    // a newcomer takes the room of one of them, as it would without the long lease
+    expect(budget.tryReserve('new', 20), 'room for the newcomer').not.to.equal(null);
+    expect(evicted).to.deep.equal(['s1']);
+  });
+
   it('evicts nothing for a guest (a warm-up fetch) until it is used', () => {
     const ev = evictor(new Set());
     const budget = (ev.budget = new CacheBudget(100, ev));
