@@ -58,9 +58,14 @@ export function problemAnswer(check: ProblemCheck): (ctx: Koa.Context, record: R
   return (ctx, record, err) => {
     if (err instanceof Problem) {
       const problem = declaredOrViolation(ctx, record, err, check);
-      const line = { problem: err.code, detail: err.detail, ...(err.facts.cause === undefined ? {} : { cause: err.facts.cause }) };
-      if (clientLeft(ctx)) record.log.info(line, 'request abandoned by its client');
-      else if (problem.status >= 500) record.log.error(line, 'request failed');
+      // a failure or refusal keeps its level when the client has gone meanwhile; only the problem raised because
+      // it went (it stopped waiting) is no failure
+      const left = clientLeft(ctx);
+      const line = { problem: err.code, detail: err.detail, ...(err.facts.cause === undefined ? {} : { cause: err.facts.cause }), ...(left ? { clientLeft: true } : {}) };
+      if (err.facts.clientLeft === true) {
+        record.abandoned = true;
+        record.log.info(line, 'request abandoned by its client');
+      } else if (problem.status >= 500) record.log.error(line, 'request failed');
       else record.log.warn(line, 'request rejected');
       sendProblem(ctx, record, problem);
       return;

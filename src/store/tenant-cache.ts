@@ -435,4 +435,4 @@ const isGone = (clientGone: AbortSignal | undefined): boolean => clientGone?.abo
  * ends. The answer reaches no one; 503 is what the operation declares for a tenant not there in time.
  */
 const abandoned = (compositeId: string): Problem =>
-  new Problem('tenant-unavailable', `the client closed the request while tenant "${compositeId}" was not in the cache`, { retryAfterSeconds: RETRY_FAILED_FETCH_S });
+  new Problem('tenant-unavailable', `the client closed the request while tenant "${compositeId}" was not in the cache`, { retryAfterSeconds: RETRY_FAILED_FETCH_S, clientLeft: true });
