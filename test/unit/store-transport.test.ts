@@ -191,6 +191,21 @@ describe('StoreTransport', function () {
     expect(performance.now() - asked).to.be.below(4 * deadlines.firstByteMs);
   });
 
+  it('does not count against a limit the time this process was busy, also when it was busy for less than 1.5 limits', async () => {
+    const transport = new StoreTransport(http, deadlines);
+    const before = held.length;
+    const answered = fetchThrough(transport, port, '/hang');
+    await until(() => held.length > before, { what: 'the request at the server' });
+    // busy for 0.9 limits (a first request's validators compiled): the server, in this process, could not answer
+    const busyUntil = performance.now() + 0.9 * deadlines.firstByteMs;
+    while (performance.now() < busyUntil);
+    // it answers 0.3 limits later: the store had less than the limit of this process's time
+    const res = held[held.length - 1]!;
+    setTimeout(() => res.end('late'), 0.3 * deadlines.firstByteMs);
+    expect(await answered).to.equal('late');
+    expect(transport.inFlight).to.equal(0);
+  });
+
   it('passes answers that come in time, and forgets them once read', async () => {
     const transport = new StoreTransport(http, deadlines);
     expect(await fetchThrough(transport, port, '/ok')).to.equal('ok');
