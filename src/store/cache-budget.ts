@@ -48,7 +48,7 @@ export const HIT_WEIGHT = 2;
  *
  * Which tenants go first is least frequently used with ageing (decision 22): each use of a tenant counts, a hit
  * twice, whether the tenant is cached or not (UseFrequency: at most 15, every count halved after 10 uses per cached
- * tenant, at least 100), and eviction takes the tenants used least often lately, the least recently used first
+ * tenant, at least 100, uses of a tenant whose count is full not counted), and eviction takes the tenants used least often lately, the least recently used first
  * among equals. A tenant in use holds back the tenants used more often than it, and a tenant on its way in
  * (downloading) those used more often than the use it is fetched for: a write waits for them rather than take a
  * tenant in steady use. So a scan of tenants read once or twice each churns the tenants read as rarely, and a

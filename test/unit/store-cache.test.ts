@@ -133,12 +133,13 @@ describe('CacheBudget: least frequently used with ageing', () => {
     fetchAndRead(budget, 'now', 2);
     let uses = 0;
     let forgottenAfter: number | null = null;
-    for (let i = 0; i < 400 && forgottenAfter === null; i++) {
+    for (let i = 0; i < 800 && forgottenAfter === null; i++) {
       fetchAndRead(budget, `scan${i}`, 1);
       uses += 1;
       if (i % 2 === 0) {
+        // a use of a tenant whose count is full does not bring the halving nearer
+        if (budget.usesOf('now') < 15) uses += 1;
         budget.touch('now');
-        uses += 1;
       }
       expect(evicted).not.to.include('now');
       if (evicted.includes('before')) forgottenAfter = uses;
@@ -186,16 +187,31 @@ describe('CacheBudget: least frequently used with ageing', () => {
     // a tenant fetched and then held by one long lease (a slow export) while the others are read
     fetchAndRead(budget, 'long', 1);
     busy.add('long');
-    // enough uses of another tenant to halve every count until the long-held one is at 0
-    fetchAndRead(budget, 'other', 1);
-    for (let i = 0; i < 200; i++) budget.touch('other');
+    // enough uses of other tenants (not cached) to halve every count until the long-held one is at 0
+    for (let i = 0; i < 200; i++) budget.touch(`elsewhere${i}`, false);
     expect(budget.usesOf('long')).to.equal(0);
     // tenants fetched and read once each since (count 1), idle, fill the cache
-    for (const id of ['s1', 's2', 's3']) fetchAndRead(budget, id, 1);
+    for (const id of ['s1', 's2', 's3', 's4']) fetchAndRead(budget, id, 1);
     expect(evicted).to.deep.equal([]);
     // a newcomer takes the room of one of them, as it would without the long lease
     expect(budget.tryReserve('new', 20), 'room for the newcomer').not.to.equal(null);
     expect(evicted).to.deep.equal(['s1']);
+  });
+
+  it('does not age the counts faster for reads of a tenant whose count is full: cheap hits of one tenant do not push out a hot one', () => {
+    const { budget, evicted } = smallBudget();
+    fetchAndRead(budget, 'hot', 8);
+    fetchAndRead(budget, 'mine', 8);
+    // a scan of 59 tenants read twice each, one per step; the hot tenant read every 10th step (six times as often
+    // as each scanned one); the scanner's own tenant, cached, read 20 times a step (a hit costs it nothing)
+    for (let step = 1; step <= 590; step++) {
+      fetchAndRead(budget, `scan${step % 59}`, 2);
+      for (let i = 0; i < 20; i++) budget.touch('mine');
+      if (step % 10 === 0) {
+        expect(evicted, `step ${step}`).not.to.include('hot');
+        budget.touch('hot');
+      }
+    }
   });
 
   it('evicts nothing for a guest (a warm-up fetch) until it is used', () => {
