@@ -217,7 +217,7 @@ export class CacheBudget {
 
   /**
    * The tenants a write into `owner`'s folder may evict, in eviction order: those that may go now and are used at
-   * most as often as every tenant held meanwhile. A tenant in use holds at its count (at least 1); one being downloaded (not
+   * most as often as every tenant held meanwhile. A tenant in use holds at its count (at least 1); one being downloaded for a request (not
    * cached yet) at its count plus the use it is fetched for. The write waits for those rather than take a tenant
    * used more often: a scan's fetches never evict a tenant read more often than the scanned ones.
    */
@@ -226,7 +226,8 @@ export class CacheBudget {
     // at least the one use it is in: a count aged to 0 during a long lease (a slow export) would otherwise hold back
     // every tenant used since, and no fetch could make room until that lease ends
     for (const id of this.settled.keys()) if (id !== owner && !this.evictor.canEvict(id)) holdAt = Math.min(holdAt, Math.max(1, this.uses.of(id)));
-    for (const id of this.writing.keys()) if (id !== owner && !this.settled.has(id)) holdAt = Math.min(holdAt, this.uses.of(id) + 1);
+    // a guest (a warm-up fetch) is fetched for no use: a request's write does not wait for it
+    for (const id of this.writing.keys()) if (id !== owner && !this.settled.has(id) && !this.guests.has(id)) holdAt = Math.min(holdAt, this.uses.of(id) + 1);
     return this.tenants().filter((id) => id !== owner && this.uses.of(id) <= holdAt && this.evictor.canEvict(id));
   }
 

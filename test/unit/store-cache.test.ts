@@ -214,6 +214,21 @@ describe('CacheBudget: least frequently used with ageing', () => {
     }
   });
 
+  it('holds back nothing for a guest on its way in: a warm-up fetch is fetched for no use, a request does not wait for it', () => {
+    const { budget, evicted } = smallBudget();
+    fetchAndRead(budget, 'a', 3);
+    fetchAndRead(budget, 'b', 4);
+    fetchAndRead(budget, 'c', 5);
+    // a warm-up fetch takes the free room left
+    budget.admitAsGuest('warm');
+    const warming = budget.tryReserve('warm', 40)!;
+    expect(warming).not.to.equal(null);
+    // a request's fetch evicts the least used tenant meanwhile
+    expect(budget.tryReserve('asked', 20), 'room for the asked tenant').not.to.equal(null);
+    expect(evicted).to.deep.equal(['a']);
+    warming.release();
+  });
+
   it('evicts nothing for a guest (a warm-up fetch) until it is used', () => {
     const ev = evictor(new Set());
     const budget = (ev.budget = new CacheBudget(100, ev));
