@@ -111,7 +111,8 @@ export class StoreTransport {
     });
     this.open.set(req, null);
     req.once('close', () => {
-      if (this.open.get(req) === null) {
+      // no answer yet, or cut before one (its limits would stay armed, the first-byte one up to its whole time)
+      if ((this.open.get(req) ?? null) === null) {
         stopTimers();
         this.open.delete(req);
       }

@@ -212,6 +212,19 @@ describe('StoreTransport', function () {
     expect(transport.inFlight).to.equal(0);
   });
 
+  it('leaves no time limit armed for a request it cut before its answer (stop() at shutdown)', async () => {
+    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const transport = new StoreTransport(http, { connectMs: 60_000, firstByteMs: 60_000, idleMs: 60_000 });
+    const heldBefore = held.length;
+    const hanging = fetchThrough(transport, port, '/hang').then(() => null, (e: unknown) => e);
+    await until(() => held.length > heldBefore, { what: 'the request at the server' });
+    // its first-byte limit is armed while it waits
+    const armed = timers();
+    transport.stop();
+    expect(await hanging).to.be.instanceOf(StoreStoppedError);
+    await until(() => timers() < armed, { deadline: 2000, what: 'the first-byte limit of the cut request to be disarmed' });
+  });
+
   it('cuts every request in flight on stop(), and every later one', async () => {
     const transport = new StoreTransport(http, { connectMs: 60_000, firstByteMs: 60_000, idleMs: 60_000 });
     const heldBefore = held.length;
