@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { CacheBudget, NoRoomError, type Evictor } from '../../src/store/cache-budget.js';
 import { ListingError, type ObjectStore, type StoredObject } from '../../src/store/object-store.js';
 import { parseAnnouncement } from '../../src/store/refresh-channel.js';
+import { settledWithin } from '../../src/store/tenant-cache.js';
 import { listPrefix } from '../../src/store/store-listing.js';
 import { warmOrder } from '../../src/store/warm-list.js';
 
@@ -292,5 +293,24 @@ describe('listPrefix', () => {
     expect(listing).to.deep.include({ objects: [], complete: false });
     expect(listing.error).to.equal('object store unreachable: the object store could not be reached');
     expect(listing.detail).to.equal('object store unreachable: listing failed: connect ECONNREFUSED 10.0.0.7:9000');
+  });
+});
+
+describe('waiting for a fetch', () => {
+  it('stops waiting at once for a client that has gone already (it left while its fetch was admitted), not after the wait', async () => {
+    const gone = new AbortController();
+    gone.abort();
+    const never = new Promise<void>(() => undefined);
+    const asked = performance.now();
+    expect(await settledWithin(never, 5000, gone.signal)).to.equal(false);
+    expect(performance.now() - asked).to.be.below(1000);
+  });
+
+  it('stops waiting when the client goes, and says whether the fetch ended in time otherwise', async () => {
+    const gone = new AbortController();
+    const waiting = settledWithin(new Promise<void>(() => undefined), 5000, gone.signal);
+    gone.abort();
+    expect(await waiting).to.equal(false);
+    expect(await settledWithin(Promise.resolve(), 5000, new AbortController().signal)).to.equal(true);
   });
 });
