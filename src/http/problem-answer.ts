@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import { Problem, type ProblemFacts, type TokenChallenge } from '../common/problems.js';
 import { asUriReference } from './request-target.js';
@@ -25,6 +26,22 @@ export function problemHeaders(facts: ProblemFacts): Record<string, string> {
 
 /** Whether the request's client closed its connection before the answer (nothing written reaches it). */
 export const clientLeft = (ctx: Koa.Context): boolean => !ctx.res.writableFinished && ctx.req.socket?.destroyed === true;
+
+/**
+ * A signal aborted once the response's connection closes before the answer was written (its client has gone), at
+ * once when it has closed already; `dispose` stops listening.
+ */
+export function clientGoneSignal(res: ServerResponse): { signal: AbortSignal; dispose: () => void } {
+  const gone = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableFinished) gone.abort();
+  };
+  // a connection closed before this was asked for (while the request was authenticated, validated, limited) sends
+  // no close event any more
+  if (res.closed) onClose();
+  else res.once('close', onClose);
+  return { signal: gone.signal, dispose: () => res.off('close', onClose) };
+}
 
 /** Writes a problem+json response (the only way errors reach clients). */
 export function sendProblem(ctx: Koa.Context, record: RequestRecord, problem: Problem): void {

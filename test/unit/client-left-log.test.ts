@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import type Koa from 'koa';
 import pino from 'pino';
+import { until } from '../helpers/until.js';
 import { Problem } from '../../src/common/problems.js';
 import { problemAnswer } from '../../src/http/problem-answer.js';
 import { RequestRecord } from '../../src/http/request-record.js';
@@ -75,5 +76,45 @@ describe('logging a request whose client has gone', () => {
     auditTrail(log, false)(ctx, record);
     const audit = lines.find((l) => l.msg === 'audit');
     expect(audit).to.deep.include({ operationId: 'exportDimension', outcome: 'failed', status: 503, clientLeft: true });
+  });
+});
+
+describe('the signal of a client gone', () => {
+  it('is aborted at once for a response whose connection closed before it was asked for, and when it closes later', async () => {
+    const { clientGoneSignal } = await import('../../src/http/problem-answer.js');
+    const http = await import('node:http');
+    const seen: Array<Promise<boolean>> = [];
+    const server = http.createServer((req, res) => {
+      seen.push(
+        new Promise((resolve) => {
+          if (req.url === '/early') {
+            // asked for after the client has gone (it left while the request was authenticated, validated, limited)
+            res.once('close', () => {
+              const gone = clientGoneSignal(res);
+              resolve(gone.signal.aborted);
+              gone.dispose();
+            });
+          } else {
+            const gone = clientGoneSignal(res);
+            gone.signal.addEventListener('abort', () => resolve(true));
+            res.once('close', () => setImmediate(() => resolve(gone.signal.aborted)));
+          }
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    try {
+      for (const path of ['/early', '/late']) {
+        const req = http.get({ host: '127.0.0.1', port, path });
+        req.on('error', () => undefined);
+        await until(() => seen.length > (path === '/early' ? 0 : 1), { what: 'the request at the server' });
+        req.destroy();
+      }
+      expect(await Promise.all(seen)).to.deep.equal([true, true]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
