@@ -62,6 +62,11 @@ export interface ProblemFacts {
    * key, an errno), logged with the request id the problem carries.
    */
   readonly cause?: string;
+  /**
+   * For the log only: the problem was raised because the request's client closed its connection (it stopped
+   * waiting, its answer reaches no one), logged at info rather than as a failure.
+   */
+  readonly clientLeft?: true;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import { Problem, type ProblemFacts, type TokenChallenge } from '../common/problems.js';
 import { asUriReference } from './request-target.js';
@@ -26,6 +27,22 @@ export function problemHeaders(facts: ProblemFacts): Record<string, string> {
 
 /** Whether the request's client closed its connection before the answer (nothing written reaches it). */
 export const clientLeft = (ctx: Koa.Context): boolean => !ctx.res.writableFinished && ctx.req.socket?.destroyed === true;
+
+/**
+ * A signal aborted once the response's connection closes before the answer was written (its client has gone), at
+ * once when it has closed already; `dispose` stops listening.
+ */
+export function clientGoneSignal(res: ServerResponse): { signal: AbortSignal; dispose: () => void } {
+  const gone = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableFinished) gone.abort();
+  };
+  // a connection closed before this was asked for (while the request was authenticated, validated, limited) sends
+  // no close event any more
+  if (res.closed) onClose();
+  else res.once('close', onClose);
+  return { signal: gone.signal, dispose: () => res.off('close', onClose) };
+}
 
 /** Writes a problem+json response (the only way errors reach clients). */
 export function sendProblem(ctx: Koa.Context, record: RequestRecord, problem: Problem): void {
@@ -60,9 +77,14 @@ export function problemAnswer(check: ProblemCheck): (ctx: Koa.Context, record: R
     if (err instanceof Problem) {
       if (err.facts.auditDetails !== undefined) record.auditDetails ??= err.facts.auditDetails;
       const problem = declaredOrViolation(ctx, record, err, check);
-      const line = { problem: err.code, detail: err.detail, ...(err.facts.cause === undefined ? {} : { cause: err.facts.cause }) };
-      if (clientLeft(ctx)) record.log.info(line, 'request abandoned by its client');
-      else if (problem.status >= 500) record.log.error(line, 'request failed');
+      // a failure or refusal keeps its level when the client has gone meanwhile; only the problem raised because
+      // it went (it stopped waiting) is no failure
+      const left = clientLeft(ctx);
+      const line = { problem: err.code, detail: err.detail, ...(err.facts.cause === undefined ? {} : { cause: err.facts.cause }), ...(left ? { clientLeft: true } : {}) };
+      if (err.facts.clientLeft === true) {
+        record.abandoned = true;
+        record.log.info(line, 'request abandoned by its client');
+      } else if (problem.status >= 500) record.log.error(line, 'request failed');
       else record.log.warn(line, 'request rejected');
       sendProblem(ctx, record, problem);
       return;

@@ -24,7 +24,8 @@ export function requestLog(log: Logger, metrics: Metrics): (ctx: Koa.Context, re
     metrics.observeRequest(record.operation?.operationId ?? UNMATCHED_OPERATION, ctx.method, status, ms / 1000);
     const line: Record<string, unknown> = { reqId: record.id, method: ctx.method, path: ctx.path, status, ms: Math.round(ms * 10) / 10 };
     if (record.clientRequestId !== null) line['clientRequestId'] = record.clientRequestId;
-    if (clientLeft(ctx)) log.info({ ...line, clientLeft: true }, 'request');
+    if (clientLeft(ctx)) line['clientLeft'] = true;
+    if (record.abandoned) log.info(line, 'request');
     else if (status >= 500) log.error(line, 'request');
     else if (status >= 400) log.warn(line, 'request');
     else log.info(line, 'request');
@@ -103,6 +104,8 @@ function auditLine(ctx: Koa.Context, record: RequestRecord, outside: string | nu
     ids: { ...named.ids, ...record.createdIds },
   };
   if (record.clientRequestId !== null) line['clientRequestId'] = record.clientRequestId;
+  // the answer reached no one: a 503 of a request that stopped waiting, an export broken off
+  if (clientLeft(ctx)) line['clientLeft'] = true;
   if (record.auditDetails !== null) line['details'] = details;
   // the tenant, the IDs, a token's sub and email are the client's text: none may steer what prints the line
   return visibleLine(line) as Record<string, unknown>;

@@ -37,6 +37,8 @@ export class RequestRecord {
   createdIds: Readonly<Record<string, string>> = {};
   /** What an audited read gave away (rows exported, the model a finding went to). */
   auditDetails: AuditDetails | null = null;
+  /** Answered with a problem raised because the client had gone (it stopped waiting): logged at info. */
+  abandoned = false;
   #named: (() => NamedTargets) | null = null;
   #log: Logger | undefined;
 

@@ -13,6 +13,7 @@ import { LargeBodyQueue, readJsonBody } from './body.js';
 import type { ContractIndex, IndexedOperation } from './contract-index.js';
 import { jsonQueryIssues } from './body.js';
 import { namedIn, type RequestRecord } from './request-record.js';
+import { clientGoneSignal } from './problem-answer.js';
 import { pathSegmentIssue } from './request-target.js';
 import { MAX_QUERY_PARAMETERS, queryParts } from './request-target.js';
 import { compiledValidateRequest } from './request-validation.js';
@@ -62,16 +63,12 @@ export function operationServer(index: ContractIndex, handlers: HandlerMap, deps
       await deps.limits.admit('tenant-fetch', caller);
     };
     // a request whose client has gone starts no fetch and stops waiting for one (its answer would reach no one)
-    const gone = new AbortController();
-    const onClose = (): void => {
-      if (!ctx.res.writableFinished) gone.abort();
-    };
-    ctx.res.once('close', onClose);
+    const gone = clientGoneSignal(ctx.res);
     let result: AnyResult;
     try {
       result = await withFetchAdmission(admitFetch, () => (handlers[entry.operationId as OperationId] as AnyHandler)(input, requestDeps), gone.signal);
     } finally {
-      ctx.res.off('close', onClose);
+      gone.dispose();
     }
     if (result.createdIds !== undefined) record.createdIds = result.createdIds;
     if (result.auditDetails !== undefined) record.auditDetails = result.auditDetails;

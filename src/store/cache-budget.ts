@@ -48,7 +48,7 @@ export const HIT_WEIGHT = 2;
  *
  * Which tenants go first is least frequently used with ageing (decision 22): each use of a tenant counts, a hit
  * twice, whether the tenant is cached or not (UseFrequency: at most 15, every count halved after 10 uses per cached
- * tenant, at least 100), and eviction takes the tenants used least often lately, the least recently used first
+ * tenant, at least 100, uses of a tenant whose count is full not counted), and eviction takes the tenants used least often lately, the least recently used first
  * among equals. A tenant in use holds back the tenants used more often than it, and a tenant on its way in
  * (downloading) those used more often than the use it is fetched for: a write waits for them rather than take a
  * tenant in steady use. So a scan of tenants read once or twice each churns the tenants read as rarely, and a
@@ -217,14 +217,17 @@ export class CacheBudget {
 
   /**
    * The tenants a write into `owner`'s folder may evict, in eviction order: those that may go now and are used at
-   * most as often as every tenant held meanwhile. A tenant in use holds at its count; one being downloaded (not
+   * most as often as every tenant held meanwhile. A tenant in use holds at its count (at least 1); one being downloaded for a request (not
    * cached yet) at its count plus the use it is fetched for. The write waits for those rather than take a tenant
    * used more often: a scan's fetches never evict a tenant read more often than the scanned ones.
    */
   private candidates(owner: string): string[] {
     let holdAt = Infinity;
-    for (const id of this.settled.keys()) if (id !== owner && !this.evictor.canEvict(id)) holdAt = Math.min(holdAt, this.uses.of(id));
-    for (const id of this.writing.keys()) if (id !== owner && !this.settled.has(id)) holdAt = Math.min(holdAt, this.uses.of(id) + 1);
+    // at least the one use it is in: a count aged to 0 during a long lease (a slow export) would otherwise hold back
+    // every tenant used since, and no fetch could make room until that lease ends
+    for (const id of this.settled.keys()) if (id !== owner && !this.evictor.canEvict(id)) holdAt = Math.min(holdAt, Math.max(1, this.uses.of(id)));
+    // a guest (a warm-up fetch) is fetched for no use: a request's write does not wait for it
+    for (const id of this.writing.keys()) if (id !== owner && !this.settled.has(id) && !this.guests.has(id)) holdAt = Math.min(holdAt, this.uses.of(id) + 1);
     return this.tenants().filter((id) => id !== owner && this.uses.of(id) <= holdAt && this.evictor.canEvict(id));
   }
 

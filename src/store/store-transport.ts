@@ -111,7 +111,8 @@ export class StoreTransport {
     });
     this.open.set(req, null);
     req.once('close', () => {
-      if (this.open.get(req) === null) {
+      // no answer yet, or cut before one (its limits would stay armed, the first-byte one up to its whole time)
+      if ((this.open.get(req) ?? null) === null) {
         stopTimers();
         this.open.delete(req);
       }
@@ -176,21 +177,25 @@ function afterPendingReads(judge: () => void): void {
 }
 
 /**
- * A time limit of `ms`: calls `expire` (after pending reads) once `ms` have passed. A timer that fires late by half
- * its time or more found this process busy (its event loop held), during which a store in the same process, or the
- * reads of its answer, could not run: it waits `ms` once more before it judges.
+ * A time limit of `ms`: calls `expire` (after pending reads) once this process has been free to read for `ms`. It
+ * ticks every tenth of the limit and counts at most two ticks for a turn that came late: the time the event loop was
+ * held (the first request's validators compiled, a search index built) is time in which a store in the same
+ * process, or the reads of its answer, could not run, and is not the store's. Judging a timer by how late it fired
+ * (once late by half the limit, wait it out again) let a limit fire when the process had been held for just under
+ * that and the store, held too, had had a tenth of the limit to answer.
  */
 function limitTimer(ms: number, expire: () => void): NodeJS.Timeout {
-  const armed = performance.now();
-  let waited = false;
-  const timer = setTimeout(() => {
-    if (!waited && performance.now() - armed >= ms * 1.5) {
-      waited = true;
-      timer.refresh();
-      return;
-    }
+  const step = Math.min(1000, Math.max(10, ms / 10));
+  let counted = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    counted += Math.min(now - last, 2 * step);
+    last = now;
+    if (counted < ms) return;
+    clearInterval(timer);
     afterPendingReads(expire);
-  }, ms);
+  }, step);
   return timer;
 }
 

@@ -408,8 +408,10 @@ const unusable = (compositeId: string, reason: string, retryAfterSeconds: number
     ...(cause === null ? {} : { cause }),
   });
 
-/** Whether `job` settles within `ms`, false as soon as `stop` aborts (it runs on either way). */
-function settledWithin(job: Promise<void>, ms: number, stop?: AbortSignal): Promise<boolean> {
+/** Whether `job` settles within `ms`, false as soon as `stop` aborts, or at once when it has (it runs on either way). */
+export function settledWithin(job: Promise<void>, ms: number, stop?: AbortSignal): Promise<boolean> {
+  // a client that left during the fetch's admission (an await) has aborted already: no abort event comes
+  if (stop?.aborted === true) return Promise.resolve(false);
   let timer: NodeJS.Timeout | undefined;
   let onStop: (() => void) | undefined;
   const timeout = new Promise<boolean>((resolve) => {
@@ -431,4 +433,4 @@ const isGone = (clientGone: AbortSignal | undefined): boolean => clientGone?.abo
  * ends. The answer reaches no one; 503 is what the operation declares for a tenant not there in time.
  */
 const abandoned = (compositeId: string): Problem =>
-  new Problem('tenant-unavailable', `the client closed the request while tenant "${compositeId}" was not in the cache`, { retryAfterSeconds: RETRY_FAILED_FETCH_S });
+  new Problem('tenant-unavailable', `the client closed the request while tenant "${compositeId}" was not in the cache`, { retryAfterSeconds: RETRY_FAILED_FETCH_S, clientLeft: true });

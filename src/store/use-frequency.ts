@@ -3,7 +3,7 @@ export const MAX_USES = 15;
 
 /**
  * How often each tenant was used lately: a count per tenant, at most MAX_USES, every count halved (rounded down) each
- * time `ageEvery()` more uses have been recorded since the last halving: TinyLFU's ageing, with an exact count per
+ * time `ageEvery()` more uses (of tenants whose count was not full) have been recorded since the last halving: TinyLFU's ageing, with an exact count per
  * tenant instead of a count-min sketch (the keys are the listed tenants, a few thousand at most). So a tenant no
  * longer used has count 0 after at most four halvings, and one newly used often reaches the counts of the others
  * within one. Tenants with count 0 have no entry: the map holds the tenants used in the last four halvings.
@@ -19,8 +19,14 @@ export class UseFrequency {
     return this.counts.get(id) ?? 0;
   }
 
-  /** Counts one use of the tenant, worth `weight`; halves every count first when a period of uses has passed. */
+  /**
+   * Counts one use of the tenant, worth `weight`; halves every count first when a period of uses has passed. A use
+   * of a tenant whose count is full tells nothing more and does not bring the halving nearer: else a caller's reads
+   * of one cached tenant, which cost it nothing, would age every other tenant's count at their rate (cheap hits at 20
+   * a step had a hot tenant read six times as often as each tenant of a scan evicted within 20 steps).
+   */
   record(id: string, weight = 1): void {
+    if (this.of(id) >= MAX_USES) return;
     this.sinceHalving += 1;
     if (this.sinceHalving >= this.ageEvery()) this.halve();
     this.counts.set(id, Math.min(MAX_USES, this.of(id) + weight));

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { CacheBudget, NoRoomError, type Evictor } from '../../src/store/cache-budget.js';
 import { ListingError, type ObjectStore, type StoredObject } from '../../src/store/object-store.js';
 import { parseAnnouncement } from '../../src/store/refresh-channel.js';
+import { settledWithin } from '../../src/store/tenant-cache.js';
 import { listPrefix } from '../../src/store/store-listing.js';
 import { warmOrder } from '../../src/store/warm-list.js';
 
@@ -133,12 +134,13 @@ describe('CacheBudget: least frequently used with ageing', () => {
     fetchAndRead(budget, 'now', 2);
     let uses = 0;
     let forgottenAfter: number | null = null;
-    for (let i = 0; i < 400 && forgottenAfter === null; i++) {
+    for (let i = 0; i < 800 && forgottenAfter === null; i++) {
       fetchAndRead(budget, `scan${i}`, 1);
       uses += 1;
       if (i % 2 === 0) {
+        // a use of a tenant whose count is full does not bring the halving nearer
+        if (budget.usesOf('now') < 15) uses += 1;
         budget.touch('now');
-        uses += 1;
       }
       expect(evicted).not.to.include('now');
       if (evicted.includes('before')) forgottenAfter = uses;
@@ -178,6 +180,54 @@ describe('CacheBudget: least frequently used with ageing', () => {
     // once no tenant used less often is held, the one used more often may go
     expect(budget.tryReserve('new', 80)).not.to.equal(null);
     expect(ev.evicted).to.deep.equal(['p', 'hot']);
+  });
+
+  it('lets a tenant in use whose count has aged to 0 hold back no tenant used once: a long lease does not stop every fetch', () => {
+    const busy = new Set<string>();
+    const { budget, evicted } = smallBudget(busy);
+    // a tenant fetched and then held by one long lease (a slow export) while the others are read
+    fetchAndRead(budget, 'long', 1);
+    busy.add('long');
+    // enough uses of other tenants (not cached) to halve every count until the long-held one is at 0
+    for (let i = 0; i < 200; i++) budget.touch(`elsewhere${i}`, false);
+    expect(budget.usesOf('long')).to.equal(0);
+    // tenants fetched and read once each since (count 1), idle, fill the cache
+    for (const id of ['s1', 's2', 's3', 's4']) fetchAndRead(budget, id, 1);
+    expect(evicted).to.deep.equal([]);
+    // a newcomer takes the room of one of them, as it would without the long lease
+    expect(budget.tryReserve('new', 20), 'room for the newcomer').not.to.equal(null);
+    expect(evicted).to.deep.equal(['s1']);
+  });
+
+  it('does not age the counts faster for reads of a tenant whose count is full: cheap hits of one tenant do not push out a hot one', () => {
+    const { budget, evicted } = smallBudget();
+    fetchAndRead(budget, 'hot', 8);
+    fetchAndRead(budget, 'mine', 8);
+    // a scan of 59 tenants read twice each, one per step; the hot tenant read every 10th step (six times as often
+    // as each scanned one); the scanner's own tenant, cached, read 20 times a step (a hit costs it nothing)
+    for (let step = 1; step <= 590; step++) {
+      fetchAndRead(budget, `scan${step % 59}`, 2);
+      for (let i = 0; i < 20; i++) budget.touch('mine');
+      if (step % 10 === 0) {
+        expect(evicted, `step ${step}`).not.to.include('hot');
+        budget.touch('hot');
+      }
+    }
+  });
+
+  it('holds back nothing for a guest on its way in: a warm-up fetch is fetched for no use, a request does not wait for it', () => {
+    const { budget, evicted } = smallBudget();
+    fetchAndRead(budget, 'a', 3);
+    fetchAndRead(budget, 'b', 4);
+    fetchAndRead(budget, 'c', 5);
+    // a warm-up fetch takes the free room left
+    budget.admitAsGuest('warm');
+    const warming = budget.tryReserve('warm', 40)!;
+    expect(warming).not.to.equal(null);
+    // a request's fetch evicts the least used tenant meanwhile
+    expect(budget.tryReserve('asked', 20), 'room for the asked tenant').not.to.equal(null);
+    expect(evicted).to.deep.equal(['a']);
+    warming.release();
   });
 
   it('evicts nothing for a guest (a warm-up fetch) until it is used', () => {
@@ -243,5 +293,24 @@ describe('listPrefix', () => {
     expect(listing).to.deep.include({ objects: [], complete: false });
     expect(listing.error).to.equal('object store unreachable: the object store could not be reached');
     expect(listing.detail).to.equal('object store unreachable: listing failed: connect ECONNREFUSED 10.0.0.7:9000');
+  });
+});
+
+describe('waiting for a fetch', () => {
+  it('stops waiting at once for a client that has gone already (it left while its fetch was admitted), not after the wait', async () => {
+    const gone = new AbortController();
+    gone.abort();
+    const never = new Promise<void>(() => undefined);
+    const asked = performance.now();
+    expect(await settledWithin(never, 5000, gone.signal)).to.equal(false);
+    expect(performance.now() - asked).to.be.below(1000);
+  });
+
+  it('stops waiting when the client goes, and says whether the fetch ended in time otherwise', async () => {
+    const gone = new AbortController();
+    const waiting = settledWithin(new Promise<void>(() => undefined), 5000, gone.signal);
+    gone.abort();
+    expect(await waiting).to.equal(false);
+    expect(await settledWithin(Promise.resolve(), 5000, new AbortController().signal)).to.equal(true);
   });
 });

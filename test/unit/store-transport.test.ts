@@ -191,10 +191,38 @@ describe('StoreTransport', function () {
     expect(performance.now() - asked).to.be.below(4 * deadlines.firstByteMs);
   });
 
+  it('does not count against a limit the time this process was busy, also when it was busy for less than 1.5 limits', async () => {
+    const transport = new StoreTransport(http, deadlines);
+    const before = held.length;
+    const answered = fetchThrough(transport, port, '/hang');
+    await until(() => held.length > before, { what: 'the request at the server' });
+    // busy for 0.9 limits (a first request's validators compiled): the server, in this process, could not answer
+    const busyUntil = performance.now() + 0.9 * deadlines.firstByteMs;
+    while (performance.now() < busyUntil);
+    // it answers 0.3 limits later: the store had less than the limit of this process's time
+    const res = held[held.length - 1]!;
+    setTimeout(() => res.end('late'), 0.3 * deadlines.firstByteMs);
+    expect(await answered).to.equal('late');
+    expect(transport.inFlight).to.equal(0);
+  });
+
   it('passes answers that come in time, and forgets them once read', async () => {
     const transport = new StoreTransport(http, deadlines);
     expect(await fetchThrough(transport, port, '/ok')).to.equal('ok');
     expect(transport.inFlight).to.equal(0);
+  });
+
+  it('leaves no time limit armed for a request it cut before its answer (stop() at shutdown)', async () => {
+    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const transport = new StoreTransport(http, { connectMs: 60_000, firstByteMs: 60_000, idleMs: 60_000 });
+    const heldBefore = held.length;
+    const hanging = fetchThrough(transport, port, '/hang').then(() => null, (e: unknown) => e);
+    await until(() => held.length > heldBefore, { what: 'the request at the server' });
+    // its first-byte limit is armed while it waits
+    const armed = timers();
+    transport.stop();
+    expect(await hanging).to.be.instanceOf(StoreStoppedError);
+    await until(() => timers() < armed, { deadline: 2000, what: 'the first-byte limit of the cut request to be disarmed' });
   });
 
   it('cuts every request in flight on stop(), and every later one', async () => {
