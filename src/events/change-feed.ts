@@ -13,6 +13,8 @@ export interface EventReceiver {
    * the other instances broke): the kept events are let go and open streams told to reload.
    */
   restart(head: number): void;
+  /** Some of the tenant's events before `seq` were not delivered (another instance could not send them): its streams reload. */
+  gap(seq: number, tenantId: string): void;
 }
 
 /** How events get their `seq` and reach every instance: within this process (SQLite), or through PostgreSQL. */
@@ -124,6 +126,15 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
     for (const stream of tenant.streams) this.write(stream, text);
   }
 
+  gap(seq: number, tenantId: string): void {
+    this.head = Math.max(this.head, seq);
+    const tenant = this.tenantOf(tenantId);
+    // a stream that resumes after an ID before the notice reloads too
+    tenant.log.cut(seq);
+    const reload = this.reload(tenantId, seq);
+    for (const stream of tenant.streams) this.write(stream, reload);
+  }
+
   restart(head: number): void {
     this.head = head;
     this.knownFrom = head;
@@ -133,7 +144,7 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
         continue;
       }
       tenant.log.prune(Number.POSITIVE_INFINITY);
-      const reload = this.reload(tenantId);
+      const reload = this.reload(tenantId, this.head);
       for (const stream of tenant.streams) this.write(stream, reload);
     }
   }
@@ -160,16 +171,16 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
     log.prune(this.now());
     const seq = seqOf(this.transport.epoch, lastEventId);
     const missing = seq === null || seq < Math.max(this.knownFrom, log.floor) || (!this.transport.shared && seq > this.head);
-    if (missing) return `${retry}\n${this.reload(tenantId)}`;
+    if (missing) return `${retry}\n${this.reload(tenantId, this.head)}`;
     return `${retry}\n${log
       .after(seq)
       .map((event) => event.text)
       .join('')}`;
   }
 
-  private reload(tenantId: string): string {
+  private reload(tenantId: string, seq: number): string {
     const data: ReloadEventData = { tenant_id: tenantId, reason: 'gap', at: new Date(this.now()).toISOString() };
-    return `id: ${eventIdOf(this.transport.epoch, this.head)}\nevent: reload\ndata: ${JSON.stringify(data)}\n\n`;
+    return `id: ${eventIdOf(this.transport.epoch, seq)}\nevent: reload\ndata: ${JSON.stringify(data)}\n\n`;
   }
 
   private tenantOf(tenantId: string): TenantEvents {
