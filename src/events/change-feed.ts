@@ -21,8 +21,6 @@ export interface EventReceiver {
 export interface EventTransport {
   /** The order the `seq` of an ID counts in. */
   readonly epoch: string;
-  /** True when events of other instances reach this one (they may have IDs this one has not heard of yet). */
-  readonly shared: boolean;
   /** Whether the events of every instance are heard now; while not, new streams are refused (503). */
   readonly hearing: boolean;
   /** Gives the event its `seq` and delivers it, here and on every other instance. */
@@ -170,7 +168,9 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
     if (lastEventId === null) return `${retry}id: ${idOfHead}\n\n`;
     log.prune(this.now());
     const seq = seqOf(this.transport.epoch, lastEventId);
-    const missing = seq === null || seq < Math.max(this.knownFrom, log.floor) || (!this.transport.shared && seq > this.head);
+    // an ID ahead of what was heard is of another order, or of an event still on its way here: resuming after it
+    // would send that event twice, or leave out the events of this order before it
+    const missing = seq === null || seq < Math.max(this.knownFrom, log.floor) || seq > this.head;
     if (missing) return `${retry}\n${this.reload(tenantId, this.head)}`;
     return `${retry}\n${log
       .after(seq)
@@ -210,7 +210,6 @@ export function localTransport(receiver: EventReceiver, now: () => number): Even
   let seq = 0;
   return {
     epoch: now().toString(36),
-    shared: false,
     hearing: true,
     send(tenantId, name, data) {
       seq += 1;

@@ -37,13 +37,16 @@ const NAMES = new Set<string>([
  * in one statement that takes its `seq` from a sequence of the database while holding an advisory lock until it
  * commits, so every instance hears every event in the order of `seq` and gives it the same ID. Once listening (at
  * start, or again after the connection broke) the sequence's current value is where the instance's knowledge
- * begins: an ID before it is answered with `reload`. An event this instance could not send (before it first
+ * begins: an ID before it is answered with `reload`. The epoch of the IDs is the sequence's object ID, so that an ID
+ * of another database (an app database moved or restored) is known as one. An event this instance could not send (before it first
  * listened, while its connection was away, a send that failed) is not heard by the others: once it listens again
  * it sends, for each tenant concerned, a notice in its place that tells every instance's streams to reload.
  */
 export function postgresTransport(url: string, receiver: EventReceiver, log: Logger): EventTransport {
   // what is heard before the sequence's value is known waits, so that it is delivered after the restart
   let pending: (string | undefined)[] | null = [];
+  // what the IDs are counted in: known once listening (no stream opens before)
+  let epoch = 'p';
   // the tenants with events that did not reach the channel
   const unsent = new Set<string>();
   const take = (payload: string | undefined): void => {
@@ -64,7 +67,12 @@ export function postgresTransport(url: string, receiver: EventReceiver, log: Log
       listening: async (query: ChannelQuery) => {
         pending ??= [];
         try {
-          const { rows } = await query<{ head: string }>(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS head FROM ${CHANGE_EVENT_SEQUENCE}`, []);
+          const { rows } = await query<{ head: string; sequence: string }>(
+            `SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS head, '${CHANGE_EVENT_SEQUENCE}'::regclass::oid AS sequence FROM ${CHANGE_EVENT_SEQUENCE}`,
+            [],
+          );
+          // the sequence names the order: another database (a moved or restored one) counts in another
+          epoch = `p${Number(rows[0]!.sequence).toString(36)}`;
           receiver.restart(Number(rows[0]!.head));
           for (const payload of pending) take(payload);
         } finally {
@@ -82,8 +90,9 @@ export function postgresTransport(url: string, receiver: EventReceiver, log: Log
   let channel: NotifyChannel | null = null;
   void opening.then((opened) => (channel = opened));
   return {
-    epoch: 'pg',
-    shared: true,
+    get epoch() {
+      return epoch;
+    },
     get hearing() {
       return channel?.state === 'shared';
     },

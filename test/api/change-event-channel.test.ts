@@ -91,17 +91,42 @@ describe('change events on a PostgreSQL app database', function () {
     feeds.push(writer);
     writer.publish('view-created', change('v-lost'));
     const text = await until(() => (stream.text().includes('event: reload') ? stream.text() : false), { what: 'a reload on the other instance' });
-    expect(text).to.match(/\nid: pg-[0-9]+\nevent: reload\ndata: \{"tenant_id":"ost\.kantonsspital","reason":"gap"/);
+    expect(text).to.match(/\nid: p[0-9a-z]+-[0-9]+\nevent: reload\ndata: \{"tenant_id":"ost\.kantonsspital","reason":"gap"/);
     // a stream that resumes after an ID from before the reload reloads too; after the reload's ID it misses nothing
-    const reloadId = /id: (pg-[0-9]+)\nevent: reload/.exec(text)![1]!;
-    const seq = Number(reloadId.slice(3));
-    const before = reading(listening.open(TENANT, `pg-${seq - 1}`, CALLER));
+    const [, reloadId, epoch, seq] = /id: ((p[0-9a-z]+)-([0-9]+))\nevent: reload/.exec(text)!;
+    const before = reading(listening.open(TENANT, `${epoch}-${Number(seq) - 1}`, CALLER));
     await until(() => before.text().includes('event: reload'), { what: 'a reload on the stream resumed before it' });
-    const after = reading(listening.open(TENANT, reloadId, CALLER));
+    const after = reading(listening.open(TENANT, reloadId!, CALLER));
     await until(() => after.text().startsWith('retry:'), { what: 'the beginning of the stream resumed after it' });
     await openWhenHearing(writer);
     writer.publish('view-created', change('v-next'));
     await until(() => after.text().includes('"id":"v-next"'), { what: 'the next event after the reload' });
     expect(after.text()).not.to.include('event: reload');
+  });
+
+  it('answers reload, never a silent gap, to an ID of another app database or ahead of what the instance heard', async () => {
+    const postgres = await sharedPostgres();
+    const [first, second] = await Promise.all([postgres.createDatabase('events_first'), postgres.createDatabase('events_second')]);
+    await (await initializeAppDatabase(parseAppDbUrl('url', first), log)).destroy();
+    await (await initializeAppDatabase(parseAppDbUrl('url', second), log)).destroy();
+    const [onFirst, onSecond] = [feedOn(first), feedOn(second)];
+    feeds.push(onFirst, onSecond);
+    const firstStream = reading(await openWhenHearing(onFirst));
+    const secondStream = reading(await openWhenHearing(onSecond));
+    onFirst.publish('view-created', change('v-first'));
+    for (const id of ['v-1', 'v-2', 'v-3']) onSecond.publish('view-created', change(id));
+    const idOnFirst = await until(() => /id: (\S+)\nevent: view-created/.exec(firstStream.text())?.[1], { what: 'the event on the first database' });
+    await until(() => secondStream.text().includes('"id":"v-3"'), { what: 'the events on the second database' });
+    // a browser sent to an instance of another database (an app database moved, a restored backup) resumes there
+    const moved = reading(onSecond.open(TENANT, idOnFirst, CALLER));
+    await until(() => moved.text().startsWith('retry:'), { what: 'the beginning of the resumed stream' });
+    expect(moved.text()).to.include('event: reload');
+    expect(moved.text()).not.to.include('"id":"v-2"');
+    // an ID ahead of what the instance heard: one still on its way would be sent twice, one of another database never
+    const newest = /id: (\S+)\nevent: view-created\ndata: \{[^\n]*"id":"v-3"/.exec(secondStream.text())![1]!;
+    const [epoch, seq] = [newest.slice(0, newest.lastIndexOf('-')), Number(newest.slice(newest.lastIndexOf('-') + 1))];
+    const ahead = reading(onSecond.open(TENANT, `${epoch}-${seq + 1000}`, CALLER));
+    await until(() => ahead.text().startsWith('retry:'), { what: 'the beginning of the stream resumed ahead' });
+    expect(ahead.text()).to.include('event: reload');
   });
 });
