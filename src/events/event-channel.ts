@@ -78,10 +78,17 @@ export function postgresTransport(url: string, receiver: EventReceiver, log: Log
         } finally {
           pending = null;
         }
-        // a notice that fails leaves its tenant for the next connection
-        for (const tenantId of [...unsent]) {
-          await query(SEND, [ORDER_LOCK, EVENTS_CHANNEL, gapPayload(tenantId)]);
-          unsent.delete(tenantId);
+        // a notice the database refuses (it turned read-only) is sent with the next event instead: failing here would
+        // make every connection a lost one, and every reconnection a reload of every stream
+        try {
+          for (const tenantId of [...unsent]) {
+            await query(SEND, [ORDER_LOCK, EVENTS_CHANNEL, gapPayload(tenantId)]);
+            unsent.delete(tenantId);
+          }
+        } catch (err) {
+          // no answer, or the connection broke: a lost connection, as any other statement
+          if (typeof (err as { code?: unknown }).code !== 'string') throw err;
+          log.warn({ err: (err as Error).message, tenants: unsent.size }, 'change events: the reload for events not sent could not be sent; it goes with the next event');
         }
       },
     },
@@ -107,9 +114,17 @@ export function postgresTransport(url: string, receiver: EventReceiver, log: Log
         unsent.add(tenantId);
         return;
       }
-      void channel.send(SEND, [ORDER_LOCK, EVENTS_CHANNEL, payload]).then((sent) => {
-        if (!sent) unsent.add(tenantId);
-      });
+      const open = channel;
+      const sendNow = (tenant: string, text: string): void => {
+        void open.send(SEND, [ORDER_LOCK, EVENTS_CHANNEL, text]).then((sent) => {
+          if (!sent) unsent.add(tenant);
+        });
+      };
+      for (const waiting of [...unsent]) {
+        unsent.delete(waiting);
+        sendNow(waiting, gapPayload(waiting));
+      }
+      sendNow(tenantId, payload);
     },
     async close() {
       await (await opening).close();

@@ -129,4 +129,32 @@ describe('change events on a PostgreSQL app database', function () {
     await until(() => ahead.text().startsWith('retry:'), { what: 'the beginning of the stream resumed ahead' });
     expect(ahead.text()).to.include('event: reload');
   });
+
+  it('hears the others while the database refuses the reload of an unsent event, and sends it once the database takes it', async () => {
+    const postgres = await sharedPostgres();
+    const url = await postgres.createDatabase('events_readonly');
+    await (await initializeAppDatabase(parseAppDbUrl('url', url), log)).destroy();
+    const database = new URL(url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const listening = feedOn(url);
+      feeds.push(listening);
+      const stream = reading(await openWhenHearing(listening));
+      // the database turns read-only (a standby promoted the other way, default_transaction_read_only) for new connections
+      await admin.query(`ALTER DATABASE "${database}" SET default_transaction_read_only = on`);
+      const writer = feedOn(url);
+      feeds.push(writer);
+      writer.publish('view-created', change('v-lost'));
+      // its reload notice is refused: the instance hears the others all the same (no 503, no reconnection with reload)
+      await openWhenHearing(writer);
+      expect(stream.text()).not.to.include('event: reload');
+      await admin.query(`ALTER DATABASE "${database}" SET default_transaction_read_only = off`);
+      // the next event finds the listening connection still read-only: it is given up, and the next one sends both
+      writer.publish('view-created', change('v-after'));
+      await until(() => stream.text().includes('event: reload'), { what: 'the reload on the other instance' });
+    } finally {
+      await admin.end();
+    }
+  });
 });
