@@ -57,6 +57,9 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
   /** Every event after this `seq` has been heard. */
   private knownFrom = 0;
   private ended = false;
+  private closed = false;
+  /** Streams whose end was pushed (their client may not have read it yet): nothing more may be pushed to them. */
+  private readonly ending = new WeakSet<Readable>();
 
   /** The feed over the transport `connect` makes (given the feed to deliver to). */
   constructor(
@@ -77,7 +80,8 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
   }
 
   publish(name: Exclude<ChangeEventName, 'reload'>, data: ChangeEventData): void {
-    if (this.ended) return;
+    // after endStreams the writes still in flight are answered: their events go on to the other instances' streams
+    if (this.closed) return;
     this.transport.send(data.tenant_id, name, JSON.stringify(data));
   }
 
@@ -101,7 +105,7 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
     tenant.streams.add(stream);
     let expiry: NodeJS.Timeout | undefined;
     if (caller.expiresAtMs !== undefined) {
-      expiry = setTimeout(() => stream.push(null), Math.min(MAX_TIMER_MS, Math.max(0, caller.expiresAtMs - this.now())));
+      expiry = setTimeout(() => this.end(stream), Math.min(MAX_TIMER_MS, Math.max(0, caller.expiresAtMs - this.now())));
       expiry.unref();
     }
     stream.once('close', () => {
@@ -151,10 +155,11 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
   endStreams(): void {
     this.ended = true;
     clearInterval(this.keepAlive);
-    for (const stream of this.everyStream) stream.push(null);
+    for (const stream of this.everyStream) this.end(stream);
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.endStreams();
     await this.transport.close();
   }
@@ -192,8 +197,14 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
     return tenant;
   }
 
+  private end(stream: Readable): void {
+    if (this.ending.has(stream)) return;
+    this.ending.add(stream);
+    stream.push(null);
+  }
+
   private write(stream: Readable, text: string): void {
-    if (stream.destroyed || stream.readableEnded) return;
+    if (stream.destroyed || this.ending.has(stream)) return;
     if (stream.readableLength > MAX_UNREAD_BYTES) {
       stream.destroy();
       return;

@@ -157,4 +157,18 @@ describe('change events on a PostgreSQL app database', function () {
       await admin.end();
     }
   });
+
+  it('sends the events of writes answered after its streams ended for shutdown to the other instances', async () => {
+    const postgres = await sharedPostgres();
+    const url = await postgres.createDatabase('events_drain');
+    await (await initializeAppDatabase(parseAppDbUrl('url', url), log)).destroy();
+    const [stopping, staying] = [feedOn(url), feedOn(url)];
+    feeds.push(stopping, staying);
+    const stream = reading(await openWhenHearing(staying));
+    await openWhenHearing(stopping);
+    // SIGTERM: the streams end as the instance stops accepting connections; writes in flight are still answered
+    stopping.endStreams();
+    stopping.publish('view-created', change('v-in-flight'));
+    await until(() => stream.text().includes('"id":"v-in-flight"'), { what: 'the event on the instance that stays' });
+  });
 });
