@@ -4923,7 +4923,7 @@ export interface components {
          *     browser's `EventSource` sends it by itself when it reconnects). The stream begins
          *     with the events after it that the server still holds; one it does not hold (too
          *     old, unknown, from before a restart) is answered by a `reload` event first.
-         * @example pg-41
+         * @example pcnk-41
          */
         LastEventId: string;
     };
@@ -7337,7 +7337,7 @@ export interface operations {
                  *     browser's `EventSource` sends it by itself when it reconnects). The stream begins
                  *     with the events after it that the server still holds; one it does not hold (too
                  *     old, unknown, from before a restart) is answered by a `reload` event first.
-                 * @example pg-41
+                 * @example pcnk-41
                  */
                 "Last-Event-ID"?: components["parameters"]["LastEventId"];
             };

@@ -9,6 +9,14 @@ export const CHANNEL_DEADLINE_MS = 5000;
 /** How often a listening connection that heard nothing is asked whether it still answers (a frozen or partitioned database says nothing). */
 export const LIVENESS_INTERVAL_MS = 30_000;
 
+/** How long closing waits for the database to end the listening connection before it closes the socket itself. */
+const CLOSE_WAIT_MS = 1000;
+
+/** Closes the client's socket without waiting for the database. */
+function destroySocket(client: pg.Client): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
 /** What one PostgreSQL channel is for: its name, the connection's `application_name`, the prefix of its log lines. */
 export interface ChannelNames {
   readonly channel: string;
@@ -96,7 +104,17 @@ export class NotifyChannel {
     const client = this.client;
     this.client = null;
     this.listening = false;
-    await client?.end().catch(() => undefined);
+    if (client === null) return;
+    // end() waits for the database to close its side, which a frozen one never does: the socket is closed without
+    // it after a short wait, so that a stopping server is not held by its listening connection
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([client.end().catch(() => undefined), waited]);
+    clearTimeout(timer);
+    destroySocket(client);
   }
 
   /** `client.query` that rejects when no answer came within the deadline (the query itself is left to the dropped connection). */
@@ -170,7 +188,7 @@ export class NotifyChannel {
     clearInterval(this.liveness);
     // end() waits for a database that may not answer: the socket is closed without it
     void client.end().catch(() => undefined);
-    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    destroySocket(client);
     if (this.closed) return;
     this.timer = setTimeout(() => void this.connect(), this.delayMs);
     this.timer.unref();

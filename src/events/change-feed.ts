@@ -13,14 +13,14 @@ export interface EventReceiver {
    * the other instances broke): the kept events are let go and open streams told to reload.
    */
   restart(head: number): void;
+  /** Some of the tenant's events before `seq` were not delivered (another instance could not send them): its streams reload. */
+  gap(seq: number, tenantId: string): void;
 }
 
 /** How events get their `seq` and reach every instance: within this process (SQLite), or through PostgreSQL. */
 export interface EventTransport {
   /** The order the `seq` of an ID counts in. */
   readonly epoch: string;
-  /** True when events of other instances reach this one (they may have IDs this one has not heard of yet). */
-  readonly shared: boolean;
   /** Whether the events of every instance are heard now; while not, new streams are refused (503). */
   readonly hearing: boolean;
   /** Gives the event its `seq` and delivers it, here and on every other instance. */
@@ -57,6 +57,9 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
   /** Every event after this `seq` has been heard. */
   private knownFrom = 0;
   private ended = false;
+  private closed = false;
+  /** Streams whose end was pushed (their client may not have read it yet): nothing more may be pushed to them. */
+  private readonly ending = new WeakSet<Readable>();
 
   /** The feed over the transport `connect` makes (given the feed to deliver to). */
   constructor(
@@ -77,7 +80,8 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
   }
 
   publish(name: Exclude<ChangeEventName, 'reload'>, data: ChangeEventData): void {
-    if (this.ended) return;
+    // after endStreams the writes still in flight are answered: their events go on to the other instances' streams
+    if (this.closed) return;
     this.transport.send(data.tenant_id, name, JSON.stringify(data));
   }
 
@@ -101,7 +105,7 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
     tenant.streams.add(stream);
     let expiry: NodeJS.Timeout | undefined;
     if (caller.expiresAtMs !== undefined) {
-      expiry = setTimeout(() => stream.push(null), Math.min(MAX_TIMER_MS, Math.max(0, caller.expiresAtMs - this.now())));
+      expiry = setTimeout(() => this.end(stream), Math.min(MAX_TIMER_MS, Math.max(0, caller.expiresAtMs - this.now())));
       expiry.unref();
     }
     stream.once('close', () => {
@@ -124,6 +128,15 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
     for (const stream of tenant.streams) this.write(stream, text);
   }
 
+  gap(seq: number, tenantId: string): void {
+    this.head = Math.max(this.head, seq);
+    const tenant = this.tenantOf(tenantId);
+    // a stream that resumes after an ID before the notice reloads too
+    tenant.log.cut(seq);
+    const reload = this.reload(tenantId, seq);
+    for (const stream of tenant.streams) this.write(stream, reload);
+  }
+
   restart(head: number): void {
     this.head = head;
     this.knownFrom = head;
@@ -133,7 +146,7 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
         continue;
       }
       tenant.log.prune(Number.POSITIVE_INFINITY);
-      const reload = this.reload(tenantId);
+      const reload = this.reload(tenantId, this.head);
       for (const stream of tenant.streams) this.write(stream, reload);
     }
   }
@@ -142,10 +155,11 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
   endStreams(): void {
     this.ended = true;
     clearInterval(this.keepAlive);
-    for (const stream of this.everyStream) stream.push(null);
+    for (const stream of this.everyStream) this.end(stream);
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.endStreams();
     await this.transport.close();
   }
@@ -159,17 +173,19 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
     if (lastEventId === null) return `${retry}id: ${idOfHead}\n\n`;
     log.prune(this.now());
     const seq = seqOf(this.transport.epoch, lastEventId);
-    const missing = seq === null || seq < Math.max(this.knownFrom, log.floor) || (!this.transport.shared && seq > this.head);
-    if (missing) return `${retry}\n${this.reload(tenantId)}`;
+    // an ID ahead of what was heard is of another order, or of an event still on its way here: resuming after it
+    // would send that event twice, or leave out the events of this order before it
+    const missing = seq === null || seq < Math.max(this.knownFrom, log.floor) || seq > this.head;
+    if (missing) return `${retry}\n${this.reload(tenantId, this.head)}`;
     return `${retry}\n${log
       .after(seq)
       .map((event) => event.text)
       .join('')}`;
   }
 
-  private reload(tenantId: string): string {
+  private reload(tenantId: string, seq: number): string {
     const data: ReloadEventData = { tenant_id: tenantId, reason: 'gap', at: new Date(this.now()).toISOString() };
-    return `id: ${eventIdOf(this.transport.epoch, this.head)}\nevent: reload\ndata: ${JSON.stringify(data)}\n\n`;
+    return `id: ${eventIdOf(this.transport.epoch, seq)}\nevent: reload\ndata: ${JSON.stringify(data)}\n\n`;
   }
 
   private tenantOf(tenantId: string): TenantEvents {
@@ -181,8 +197,14 @@ export class ChangeFeed implements ChangeEvents, EventReceiver {
     return tenant;
   }
 
+  private end(stream: Readable): void {
+    if (this.ending.has(stream)) return;
+    this.ending.add(stream);
+    stream.push(null);
+  }
+
   private write(stream: Readable, text: string): void {
-    if (stream.destroyed || stream.readableEnded) return;
+    if (stream.destroyed || this.ending.has(stream)) return;
     if (stream.readableLength > MAX_UNREAD_BYTES) {
       stream.destroy();
       return;
@@ -199,7 +221,6 @@ export function localTransport(receiver: EventReceiver, now: () => number): Even
   let seq = 0;
   return {
     epoch: now().toString(36),
-    shared: false,
     hearing: true,
     send(tenantId, name, data) {
       seq += 1;

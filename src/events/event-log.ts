@@ -49,6 +49,14 @@ export class EventLog {
     this.events.splice(0, drop);
   }
 
+  /** Lets go of the events up to `seq`, and counts what came before it as missed (an event in its place was not kept). */
+  cut(seq: number): void {
+    let drop = 0;
+    while (drop < this.events.length && this.events[drop]!.seq <= seq) drop++;
+    this.events.splice(0, drop);
+    this.floor = Math.max(this.floor, seq);
+  }
+
   /** The kept events after `seq`, oldest first. */
   after(seq: number): HeldEvent[] {
     let first = this.events.length;
