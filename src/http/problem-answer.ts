@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import { Problem, type ProblemFacts, type TokenChallenge } from '../common/problems.js';
+import { deprecationHeaders } from './deprecation.js';
 import { asUriReference } from './request-target.js';
 import type { RequestRecord } from './request-record.js';
 import type { ContractIndex } from './contract-index.js';
@@ -48,6 +49,10 @@ export function clientGoneSignal(res: ServerResponse): { signal: AbortSignal; di
 export function sendProblem(ctx: Koa.Context, record: RequestRecord, problem: Problem): void {
   const headers = problemHeaders(problem.facts);
   for (const name of Object.keys(headers)) ctx.set(name, headers[name]!);
+  // a deprecated operation says so on its problem answers too (docs/versioning.md, "Deprecation")
+  const deprecation = record.operation?.deprecation ?? null;
+  const notices = deprecation === null ? null : deprecationHeaders(deprecation, { query: ctx.query, headers: ctx.headers });
+  if (notices !== null) for (const name of Object.keys(notices)) ctx.set(name, notices[name]!);
   ctx.status = problem.status;
   ctx.body = JSON.stringify(problem.toBody(asUriReference(ctx.path), record.id));
   ctx.set('Content-Type', 'application/problem+json');
