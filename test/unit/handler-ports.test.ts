@@ -35,7 +35,7 @@ describe('handlers over ports replaced wholesale (handlers/, src/ports/)', () =>
     const deleted: string[] = [];
     const notes = {
       delete: async (tenantId: string, noteId: string) => (deleted.push(`${tenantId}/${noteId}`), true),
-      deleteCell: async (tenantId: string, noteId: string, cellId: string) => (cellId === 'c-1' ? (deleted.push(`${tenantId}/${noteId}/${cellId}`), '"t3"') : null),
+      deleteCell: async (tenantId: string, noteId: string, cellId: string) => (cellId === 'c-1' ? (deleted.push(`${tenantId}/${noteId}/${cellId}`), '"t3"') : { missing: 'cell' }),
     } as unknown as Notes;
     const input = (cellId?: string) => ({ ...request, path: { tenant: 'kantonsspital', note_id: 'n-1' }, query: cellId === undefined ? {} : { cell_id: cellId } }) as unknown as Input<'deleteNote'>;
     expect(await deleteNote(input('c-1'), depsWith({ notes }))).to.deep.equal({ status: 200, body: { ok: true }, headers: { ETag: '"t3"' } });
